@@ -1,0 +1,64 @@
+// buildApp(deps): the HTTP plumbing, then the runtime and gateway route groups. It never
+// listens; src/main.ts (and the tests) decide that.
+import websocket from '@fastify/websocket';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { AppConfig } from './config/app-config.schemas.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { registerCors } from './http/plugins/cors.js';
+import { registerOpenApi } from './http/plugins/openapi.js';
+import { genRequestId, REQUEST_ID_HEADER } from './http/request-id.js';
+import { systemRoutes } from './http/system.routes.js';
+import { loggerOptions } from './logger.js';
+import { runtimeRoutes } from './runtime/runtime.plugin.js';
+import type { RuntimeDeps } from './runtime/runtime-deps.js';
+import { VERSION } from './version.js';
+
+export interface AppDeps {
+  config: AppConfig;
+  runtime: RuntimeDeps;
+  /** Registers the gateway route group (mounted at /api). */
+  gateway?: (app: FastifyInstance) => Promise<void>;
+  redisReady: () => boolean;
+  logLevel: string;
+  /** JSON bodies above this size get 413. */
+  bodyLimitBytes?: number;
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: loggerOptions(deps.logLevel, 'warren-api'),
+    genReqId: genRequestId,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    bodyLimit: deps.bodyLimitBytes ?? 10 * 1024 * 1024,
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    ajv: {
+      customOptions: {
+        // Unknown body keys are dropped, not refused: LangGraph clients send extras.
+        removeAdditional: true,
+        useDefaults: true,
+        // `stream_mode: "values"` means `["values"]`.
+        coerceTypes: 'array',
+        allErrors: false,
+      },
+    },
+  });
+
+  registerErrorHandling(app);
+  app.addHook('onSend', async (request, reply) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+  });
+  await registerCors(app, deps.config.cors);
+  await registerOpenApi(app, VERSION);
+  await app.register(websocket, { options: { maxPayload: 10 * 1024 * 1024 } });
+
+  await app.register(systemRoutes, { version: VERSION, redisReady: deps.redisReady, graphs: () => deps.runtime.graphs.ids() });
+  await app.register(async (scope) => runtimeRoutes(scope, deps.runtime), { prefix: '/api/langgraph' });
+  if (deps.gateway) {
+    const gateway = deps.gateway;
+    await app.register(async (scope) => gateway(scope), { prefix: '/api' });
+  }
+  return app;
+}

@@ -1,0 +1,100 @@
+// The shape of config.yaml. The TypeBox schema is the single source of validation and types.
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+
+const NonEmpty = Type.String({ minLength: 1 });
+
+/** A section that may be left out of the file: it is filled with its own defaults. */
+const withDefault = <T extends TSchema>(schema: T): T => ({ ...schema, default: Value.Create(schema) });
+
+export const ModelConfigSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:/-]+$' }),
+    display_name: Type.Optional(Type.String()),
+    /** `openai`, `anthropic`, `deepseek`, `ollama`, or a LangChain class path such as `langchain_openai:ChatOpenAI`. */
+    use: NonEmpty,
+    model: NonEmpty,
+    /** Kept as written (`$NAME` stays a reference) and resolved when a run builds the model. */
+    api_key: Type.Optional(Type.String()),
+    base_url: Type.Optional(Type.String()),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    temperature: Type.Optional(Type.Number()),
+    supports_thinking: Type.Boolean({ default: false }),
+    supports_vision: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: true },
+);
+export type ModelConfig = Static<typeof ModelConfigSchema>;
+
+export const SandboxConfigSchema = Type.Object({
+  /** Without bubblewrap, `bash` is hidden unless this is true. */
+  allow_host_bash: Type.Boolean({ default: false }),
+  /** Give the sandboxed `bash` network access. */
+  network: Type.Boolean({ default: false }),
+  bash_timeout_seconds: Type.Integer({ minimum: 1, default: 120 }),
+  bash_output_limit_bytes: Type.Integer({ minimum: 1024, default: 65_536 }),
+});
+export type SandboxConfig = Static<typeof SandboxConfigSchema>;
+
+export const SkillsConfigSchema = Type.Object({
+  /** Folder with `public/` and `custom/`; relative paths are relative to the config file. */
+  path: Type.Optional(Type.String()),
+  /** Where the agent sees them. */
+  container_path: Type.String({ default: '/mnt/skills' }),
+});
+
+export const TitleConfigSchema = Type.Object({
+  enabled: Type.Boolean({ default: true }),
+  max_words: Type.Integer({ minimum: 1, default: 6 }),
+  max_chars: Type.Integer({ minimum: 1, default: 60 }),
+  model_name: Type.Optional(Type.String()),
+});
+
+export const SummarizationConfigSchema = Type.Object({
+  enabled: Type.Boolean({ default: false }),
+  model_name: Type.Optional(Type.String()),
+  /** Summarise older messages once the conversation passes this many tokens. */
+  trigger_tokens: Type.Integer({ minimum: 1, default: 80_000 }),
+  /** Keep this many most recent messages verbatim. */
+  keep_messages: Type.Integer({ minimum: 0, default: 20 }),
+});
+
+export const SubagentsConfigSchema = Type.Object({
+  enabled: Type.Boolean({ default: true }),
+  max_concurrent: Type.Integer({ minimum: 1, default: 3 }),
+  timeout_seconds: Type.Integer({ minimum: 1, default: 900 }),
+});
+
+export const RuntimeConfigSchema = Type.Object({
+  /** Steps a run may take when the client sends no `config.recursion_limit`. */
+  default_recursion_limit: Type.Integer({ minimum: 1, default: 25 }),
+  /** How long a finished run's event stream stays joinable. */
+  stream_retention_seconds: Type.Integer({ minimum: 1, default: 3600 }),
+  /** SSE comment heartbeat interval. */
+  heartbeat_seconds: Type.Number({ exclusiveMinimum: 0, default: 10 }),
+  /** Attempts before a run whose workers keep dying is failed. */
+  max_attempts: Type.Integer({ minimum: 1, default: 3 }),
+});
+
+export const CorsConfigSchema = Type.Object({
+  /** Allowed origins; `["*"]` allows any. Empty disables CORS. */
+  origins: Type.Array(Type.String(), { default: ['*'] }),
+  credentials: Type.Boolean({ default: false }),
+});
+
+export const AppConfigSchema = Type.Object(
+  {
+    models: Type.Array(ModelConfigSchema, { default: [] }),
+    /** assistant id → `builtin:lead_agent` or `<module path>:<export>`. */
+    graphs: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$' }), NonEmpty, { default: {} }),
+    sandbox: withDefault(SandboxConfigSchema),
+    skills: withDefault(SkillsConfigSchema),
+    title: withDefault(TitleConfigSchema),
+    summarization: withDefault(SummarizationConfigSchema),
+    subagents: withDefault(SubagentsConfigSchema),
+    runtime: withDefault(RuntimeConfigSchema),
+    cors: withDefault(CorsConfigSchema),
+  },
+  { additionalProperties: false },
+);
+export type AppConfig = Static<typeof AppConfigSchema>;

@@ -1,0 +1,61 @@
+// The process configuration from the environment: read once, validated, frozen.
+import path from 'node:path';
+import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { ConfigError } from '../errors.js';
+
+export const EnvConfigSchema = Type.Object({
+  port: Type.Integer({ minimum: 0, maximum: 65_535 }),
+  host: Type.String({ minLength: 1 }),
+  redisUrl: Type.String({ pattern: '^rediss?://' }),
+  /** Absolute path of WARREN_HOME, which holds `threads/`. */
+  home: Type.String({ minLength: 1 }),
+  /** Absolute path of extensions_config.json. */
+  extensionsConfigPath: Type.String({ minLength: 1 }),
+  logLevel: Type.Union([
+    Type.Literal('fatal'),
+    Type.Literal('error'),
+    Type.Literal('warn'),
+    Type.Literal('info'),
+    Type.Literal('debug'),
+    Type.Literal('trace'),
+    Type.Literal('silent'),
+  ]),
+  /** BullMQ queue for runs; separate names let several deployments share one Redis. */
+  queueName: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
+  /** Runs one worker process executes at once. */
+  workerConcurrency: Type.Integer({ minimum: 1, maximum: 256 }),
+});
+export type EnvConfig = Static<typeof EnvConfigSchema>;
+
+export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<EnvConfig> {
+  const configDir = path.dirname(path.resolve(env.WARREN_CONFIG ?? 'config.yaml'));
+  const candidate = {
+    port: Number(env.PORT ?? 2026),
+    host: env.HOST ?? '0.0.0.0',
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    home: path.resolve(env.WARREN_HOME ?? '.warren'),
+    extensionsConfigPath: path.resolve(env.WARREN_EXTENSIONS_CONFIG ?? path.join(configDir, 'extensions_config.json')),
+    logLevel: env.LOG_LEVEL ?? 'info',
+    queueName: env.WARREN_QUEUE ?? 'runs',
+    workerConcurrency: Number(env.WARREN_WORKER_CONCURRENCY ?? 8),
+  };
+  if (!Value.Check(EnvConfigSchema, candidate)) {
+    const names: Record<string, string> = {
+      port: 'PORT',
+      host: 'HOST',
+      redisUrl: 'REDIS_URL',
+      home: 'WARREN_HOME',
+      extensionsConfigPath: 'WARREN_EXTENSIONS_CONFIG',
+      logLevel: 'LOG_LEVEL',
+      queueName: 'WARREN_QUEUE',
+      workerConcurrency: 'WARREN_WORKER_CONCURRENCY',
+    };
+    const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {
+      const key = e.instancePath.replace(/^\//, '');
+      return `${names[key] ?? key} ${e.message}`;
+    });
+    throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);
+  }
+  return Object.freeze(candidate);
+}

@@ -1,0 +1,99 @@
+// Loads config.yaml: `$NAME` values read the environment, then the result is validated against
+// AppConfigSchema, filled with defaults and frozen. Any fault is a ConfigError naming the key.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Value } from 'typebox/value';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from '../errors.js';
+import { AppConfigSchema, type AppConfig } from './app-config.schemas.js';
+
+export interface LoadedConfig {
+  readonly config: AppConfig;
+  /** Absolute path of the file read, or null when none exists and defaults apply. */
+  readonly file: string | null;
+  /** Directory that relative paths in the config (graph modules, skills) are resolved against. */
+  readonly dir: string;
+}
+
+const ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
+
+/** Keys whose `$NAME` stays unresolved until used, so a missing key fails a run, not the boot. */
+const LAZY_KEYS = [/^models\[\d+\]\.api_key$/];
+
+export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(env.WARREN_CONFIG ?? 'config.yaml');
+}
+
+export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const file = configFilePath(env);
+  const explicit = env.WARREN_CONFIG !== undefined;
+  if (!existsSync(file)) {
+    if (explicit) throw new ConfigError(`WARREN_CONFIG points at ${file}, which does not exist.`);
+    return { config: parseAppConfig({}, env), file: null, dir: process.cwd() };
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(readFileSync(file, 'utf8')) ?? {};
+  } catch (err) {
+    throw new ConfigError(`${file} is not valid YAML: ${(err as Error).message}`);
+  }
+  return { config: parseAppConfig(raw, env, file), file, dir: path.dirname(file) };
+}
+
+export function parseAppConfig(raw: unknown, env: NodeJS.ProcessEnv, source = 'config.yaml'): AppConfig {
+  const resolved = resolveEnvRefs(raw, env, '', source);
+  const withDefaults = Value.Default(AppConfigSchema, Value.Clone(resolved));
+  if (!Value.Check(AppConfigSchema, withDefaults)) {
+    const problems = [...Value.Errors(AppConfigSchema, withDefaults)]
+      .slice(0, 5)
+      .map((e) => `${e.instancePath || '/'} ${e.message}`);
+    throw new ConfigError(`${source} is invalid: ${problems.join('; ')}`);
+  }
+  const names = new Set<string>();
+  for (const model of withDefaults.models) {
+    if (names.has(model.name)) throw new ConfigError(`${source}: model name "${model.name}" is used twice.`);
+    names.add(model.name);
+  }
+  return deepFreeze(withDefaults);
+}
+
+function resolveEnvRefs(value: unknown, env: NodeJS.ProcessEnv, at: string, source: string): unknown {
+  if (typeof value === 'string') {
+    const match = ENV_REF.exec(value);
+    if (!match || LAZY_KEYS.some((re) => re.test(at))) return value;
+    const name = match[1] as string;
+    const found = env[name];
+    if (found === undefined) {
+      throw new ConfigError(`${source}: key "${at}" refers to $${name}, but the environment variable ${name} is not set.`);
+    }
+    return found;
+  }
+  if (Array.isArray(value)) return value.map((v, i) => resolveEnvRefs(v, env, `${at}[${i}]`, source));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '__proto__' || k === 'constructor' || k === 'prototype') continue;
+      out[k] = resolveEnvRefs(v, env, at ? `${at}.${k}` : k, source);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** Resolves a lazily kept `$NAME` (e.g. a model's api_key) at the moment it is needed. */
+export function resolveEnvRef(value: string | undefined, env: NodeJS.ProcessEnv = process.env): { value?: string; missing?: string } {
+  if (value === undefined) return {};
+  const match = ENV_REF.exec(value);
+  if (!match) return { value };
+  const name = match[1] as string;
+  const found = env[name];
+  return found === undefined || found === '' ? { missing: name } : { value: found };
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}

@@ -1,0 +1,75 @@
+// The one error path. Every error becomes `{detail: string}`; 5xx bodies are generic and the
+// full error goes to the request's log only. The handler ends in a fixed body that cannot throw.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isWarrenError } from '../errors.js';
+
+const GENERIC_500 = '{"detail":"Internal server error"}';
+
+/** Fastify's own error codes that are the client's fault, with the status we answer. */
+const FASTIFY_CLIENT_ERRORS: Record<string, number> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 413,
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 415,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 400,
+  FST_ERR_CTP_EMPTY_JSON_BODY: 400,
+  FST_ERR_CTP_INVALID_JSON_BODY: 400,
+  FST_ERR_VALIDATION: 422,
+  FST_REQ_FILE_TOO_LARGE: 413,
+  FST_PARTS_LIMIT: 413,
+  FST_FILES_LIMIT: 413,
+  FST_FIELDS_LIMIT: 413,
+  FST_PROTO_VIOLATION: 400,
+  FST_INVALID_MULTIPART_CONTENT_TYPE: 415,
+};
+
+export function statusOf(err: FastifyError | Error): number {
+  if (isWarrenError(err)) return err.statusCode;
+  const fe = err as FastifyError;
+  if (fe.validation) return 422;
+  if (fe.code && FASTIFY_CLIENT_ERRORS[fe.code]) return FASTIFY_CLIENT_ERRORS[fe.code] as number;
+  if (err instanceof SyntaxError && (err as { statusCode?: number }).statusCode === 400) return 400;
+  const status = fe.statusCode;
+  return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
+}
+
+function validationDetail(err: FastifyError): string {
+  const first = err.validation?.[0];
+  if (!first) return err.message;
+  const where = err.validationContext ?? 'request';
+  const path = first.instancePath ? `${where}${first.instancePath.replace(/\//g, '.')}` : where;
+  const params = first.params as Record<string, unknown> | undefined;
+  const extra =
+    params && Array.isArray(params.allowedValues)
+      ? ` (allowed: ${(params.allowedValues as unknown[]).join(', ')})`
+      : params && typeof params.additionalProperty === 'string'
+        ? ` (${params.additionalProperty})`
+        : '';
+  return `${path} ${first.message ?? 'is invalid'}${extra}`;
+}
+
+export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const status = statusOf(err);
+  try {
+    if (status >= 500) {
+      request.log.error({ err }, 'request failed');
+      void reply.code(500).type('application/json').send(GENERIC_500);
+      return;
+    }
+    request.log.info({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
+    const detail = err.validation ? validationDetail(err) : err.message || 'Bad request';
+    void reply.code(status).send({ detail });
+  } catch (inner) {
+    request.log.error({ err: inner }, 'error handler failed');
+    reply.raw.statusCode = 500;
+    reply.raw.setHeader('content-type', 'application/json');
+    reply.raw.end(GENERIC_500);
+  }
+}
+
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(404).send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+}

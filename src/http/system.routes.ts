@@ -1,0 +1,49 @@
+// Liveness and build information. `/ok` stays cheap: load balancers poll it.
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+
+export interface SystemRoutesOptions {
+  version: string;
+  /** True when Redis answers; /ok reports it without failing liveness on a blip. */
+  redisReady: () => boolean;
+  graphs: () => string[];
+}
+
+export async function systemRoutes(app: FastifyInstance, opts: SystemRoutesOptions): Promise<void> {
+  app.get(
+    '/ok',
+    {
+      schema: {
+        tags: ['system'],
+        response: { 200: Type.Object({ ok: Type.Boolean(), redis: Type.Boolean() }) },
+      },
+    },
+    async () => ({ ok: true, redis: opts.redisReady() }),
+  );
+
+  app.get(
+    '/info',
+    {
+      schema: {
+        tags: ['system'],
+        response: {
+          200: Type.Object({
+            name: Type.String(),
+            version: Type.String(),
+            node: Type.String(),
+            graphs: Type.Array(Type.String()),
+            flags: Type.Object({ assistants: Type.Boolean(), crons: Type.Boolean(), store: Type.Boolean() }),
+          }),
+        },
+      },
+    },
+    async () => ({
+      name: 'warren',
+      version: opts.version,
+      node: process.version,
+      graphs: opts.graphs(),
+      // LangGraph clients read these flags to decide which features to offer.
+      flags: { assistants: true, crons: false, store: false },
+    }),
+  );
+}

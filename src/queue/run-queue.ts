@@ -1,0 +1,44 @@
+// The API–worker contract for runs: the queue's name, a job's data, and dispatching.
+// A job only points at a run; the run record in Redis is the truth.
+import { Queue, type ConnectionOptions } from 'bullmq';
+import { Type, type Static } from 'typebox';
+import { keys } from '../store/keys.js';
+
+export const RunJobSchema = Type.Object({
+  thread_id: Type.String(),
+  run_id: Type.String(),
+});
+export type RunJob = Static<typeof RunJobSchema>;
+
+/** BullMQ job name for a run. */
+export const RUN_JOB_NAME = 'run';
+
+export interface RunDispatcher {
+  /** Puts the run on the queue. Idempotent: the job id is the run id. */
+  dispatch(threadId: string, runId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createRunQueue(connection: ConnectionOptions, queueName: string) {
+  const queue = new Queue<RunJob, unknown, typeof RUN_JOB_NAME>(queueName, { connection, prefix: keys.bullPrefix() });
+  // Without a listener, a Redis blip would surface as an unhandled 'error' event.
+  queue.on('error', () => {});
+  const dispatcher: RunDispatcher & { queue: typeof queue } = {
+    queue,
+    async dispatch(threadId, runId) {
+      await queue.add(
+        RUN_JOB_NAME,
+        { thread_id: threadId, run_id: runId },
+        {
+          jobId: runId,
+          // Retries after crashes come from the stalled-job check; a thrown error is final.
+          attempts: 1,
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { age: 24 * 3600, count: 10_000 },
+        },
+      );
+    },
+    close: () => queue.close(),
+  };
+  return dispatcher;
+}

@@ -1,0 +1,86 @@
+// Relays a run's event stream to an HTTP client: as SSE (stream, join stream) or as one JSON
+// result after whitespace keep-alives (wait, join). WebSocket relaying is in runs.ws.ts.
+import type { FastifyReply } from 'fastify';
+import { openSse } from '../http/sse.js';
+import type { RunsService } from './runs.service.js';
+
+export interface RelayTarget {
+  threadId: string;
+  runId: string;
+  /** Resume after this stream id (`0`/`-1`: from the start). */
+  afterId: string;
+  cancelOnDisconnect: boolean;
+  headers: Record<string, string>;
+}
+
+export async function relaySse(reply: FastifyReply, runs: RunsService, target: RelayTarget, heartbeatMs: number): Promise<void> {
+  const sse = openSse(reply, { headers: target.headers, heartbeatMs });
+  let finished = false;
+  const unsubscribe = runs.follow(target.threadId, target.runId, target.afterId, {
+    onEntry: (entry) => void sse.send(entry.event, entry.data, entry.id),
+    onDone: () => {
+      finished = true;
+      sse.end();
+    },
+  });
+  await sse.done;
+  unsubscribe();
+  if (!finished && target.cancelOnDisconnect) await cancelIfRunning(reply, runs, target);
+}
+
+export async function relayResult(
+  reply: FastifyReply,
+  runs: RunsService,
+  target: Omit<RelayTarget, 'afterId'>,
+  keepAliveMs: number,
+  fallbackValues: () => Promise<unknown>,
+): Promise<void> {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, {
+    ...(reply.getHeaders() as Record<string, string>),
+    'Content-Type': 'application/json',
+    'Cache-Control': 'no-cache',
+    'X-Accel-Buffering': 'no',
+    'X-Request-Id': String(reply.request.id),
+    ...target.headers,
+  });
+  const keepAlive = setInterval(() => raw.write('\n'), keepAliveMs);
+  keepAlive.unref();
+  const waiter = runs.settled(target.threadId, target.runId);
+  let clientGone = false;
+  raw.on('close', () => {
+    if (raw.writableEnded) return;
+    clientGone = true;
+    waiter.stop();
+    clearInterval(keepAlive);
+  });
+  try {
+    const result = await Promise.race([
+      waiter.done,
+      new Promise<null>((resolve) => raw.once('close', () => resolve(null))),
+    ]);
+    if (!result || clientGone) {
+      if (target.cancelOnDisconnect) await cancelIfRunning(reply, runs, { ...target, afterId: '0' });
+      return;
+    }
+    const body = result.error
+      ? `{"__error__":${result.error}}`
+      : (result.values ?? JSON.stringify((await fallbackValues().catch(() => null)) ?? null));
+    raw.end(body);
+  } finally {
+    clearInterval(keepAlive);
+    waiter.stop();
+  }
+}
+
+async function cancelIfRunning(reply: FastifyReply, runs: RunsService, target: RelayTarget) {
+  try {
+    if (!(await runs.isSettled(target.threadId, target.runId))) {
+      reply.log.info({ run_id: target.runId }, 'client disconnected: cancelling run');
+      await runs.cancel(target.threadId, target.runId, 'interrupt');
+    }
+  } catch (err) {
+    reply.log.warn({ err, run_id: target.runId }, 'cancel on disconnect failed');
+  }
+}

@@ -1,0 +1,195 @@
+// /api/langgraph runs: create (SSE, background or wait), list, get, cancel, join, join stream,
+// delete; and the stateless /runs/stream and /runs/wait.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorResponses, noContentResponses, RunParamsSchema, ThreadParamsSchema } from './common.schemas.js';
+import { relayResult, relaySse } from './run-relay.js';
+import {
+  CancelQuerySchema,
+  isTrue,
+  JoinQuerySchema,
+  RunCreateSchema,
+  RunListQuerySchema,
+  RunListSchema,
+  RunSchema,
+  StatelessRunParamsSchema,
+  type RunCreate,
+} from './runs.schemas.js';
+import { createRunsService, type CreatedRun } from './runs.service.js';
+import type { RuntimeDeps } from './runtime-deps.js';
+import { BadRequestError } from '../errors.js';
+import { isStreamCursor } from '../store/run-stream.js';
+import { publicRun } from '../store/runs.js';
+
+const tags = ['runs'];
+const sseResponse = { 200: { description: 'Server-Sent Events: metadata, one event per chunk, end.', type: 'string' as const }, ...errorResponses };
+
+const wantsJson = (req: FastifyRequest) => {
+  const accept = req.headers.accept ?? '';
+  return accept.includes('application/json') && !accept.includes('text/event-stream');
+};
+
+export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
+  const runs = createRunsService(deps);
+  const { threads } = deps.stores;
+  const { heartbeatMs, keepAliveMs } = deps.settings;
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  const locationHeaders = (created: Pick<CreatedRun, 'contentLocation' | 'streamLocation'>) => ({
+    'Content-Location': created.contentLocation,
+    Location: created.streamLocation,
+  });
+
+  const streamNew = async (reply: FastifyReply, threadId: string | null, body: RunCreate) => {
+    const created = await runs.create(threadId, body);
+    await relaySse(
+      reply,
+      runs,
+      {
+        threadId: created.run.thread_id,
+        runId: created.run.run_id,
+        afterId: '0',
+        cancelOnDisconnect: (body.on_disconnect ?? 'cancel') === 'cancel',
+        headers: locationHeaders(created),
+      },
+      heartbeatMs,
+    );
+  };
+
+  const waitNew = async (reply: FastifyReply, threadId: string | null, body: RunCreate) => {
+    const created = await runs.create(threadId, { ...body, stream_mode: body.stream_mode ?? ['values'] });
+    const tid = created.run.thread_id;
+    await relayResult(
+      reply,
+      runs,
+      {
+        threadId: tid,
+        runId: created.run.run_id,
+        cancelOnDisconnect: (body.on_disconnect ?? 'cancel') === 'cancel',
+        headers: { 'Content-Location': created.contentLocation },
+      },
+      keepAliveMs,
+      async () => (await threads.get(tid))?.values ?? null,
+    );
+  };
+
+  // Endpoint 3: SSE as the spec says; with `Accept: application/json`, a background run.
+  r.post(
+    '/threads/:thread_id/runs',
+    { schema: { tags, params: ThreadParamsSchema, body: RunCreateSchema, response: { ...sseResponse, 200: RunSchema } } },
+    async (req, reply) => {
+      if (!wantsJson(req)) return streamNew(reply, req.params.thread_id, req.body);
+      const created = await runs.create(req.params.thread_id, req.body);
+      void reply.headers(locationHeaders(created));
+      return publicRun(created.run);
+    },
+  );
+
+  // Endpoint 5. The WebSocket on the same path is registered in runs.ws.ts.
+  r.post(
+    '/threads/:thread_id/runs/stream',
+    { schema: { tags, params: ThreadParamsSchema, body: RunCreateSchema, response: sseResponse } },
+    (req, reply) => streamNew(reply, req.params.thread_id, req.body),
+  );
+
+  r.post(
+    '/threads/:thread_id/runs/wait',
+    { schema: { tags, params: ThreadParamsSchema, body: RunCreateSchema, response: errorResponses } },
+    (req, reply) => waitNew(reply, req.params.thread_id, req.body),
+  );
+
+  r.post('/runs/stream', { schema: { tags, body: RunCreateSchema, response: sseResponse } }, (req, reply) =>
+    streamNew(reply, null, req.body),
+  );
+
+  r.post('/runs/wait', { schema: { tags, body: RunCreateSchema, response: errorResponses } }, (req, reply) =>
+    waitNew(reply, null, req.body),
+  );
+
+  r.post('/runs', { schema: { tags, body: RunCreateSchema, response: { 200: RunSchema, ...errorResponses } } }, async (req, reply) => {
+    const created = await runs.create(null, req.body);
+    void reply.headers(locationHeaders(created));
+    return publicRun(created.run);
+  });
+
+  r.get(
+    '/threads/:thread_id/runs',
+    { schema: { tags, params: ThreadParamsSchema, querystring: RunListQuerySchema, response: { 200: RunListSchema, ...errorResponses } } },
+    async (req) => ({ runs: await runs.list(req.params.thread_id, req.query) }),
+  );
+
+  r.get('/threads/:thread_id/runs/:run_id', { schema: { tags, params: RunParamsSchema, response: { 200: RunSchema, ...errorResponses } } }, (req) =>
+    runs.get(req.params.thread_id, req.params.run_id),
+  );
+
+  r.delete('/threads/:thread_id/runs/:run_id', { schema: { tags, params: RunParamsSchema, response: { ...noContentResponses, ...errorResponses } } }, async (req, reply) => {
+    await runs.remove(req.params.thread_id, req.params.run_id);
+    return reply.code(204).send(null);
+  });
+
+  r.post(
+    '/threads/:thread_id/runs/:run_id/cancel',
+    { schema: { tags, params: RunParamsSchema, querystring: CancelQuerySchema, response: { ...noContentResponses, ...errorResponses } } },
+    async (req, reply) => {
+      const { thread_id: threadId, run_id: runId } = req.params;
+      await runs.get(threadId, runId);
+      const wait = isTrue(req.query.wait);
+      const waiter = wait ? runs.settled(threadId, runId) : null;
+      try {
+        await runs.cancel(threadId, runId, req.query.action);
+        if (waiter) await waiter.done;
+      } finally {
+        waiter?.stop();
+      }
+      return reply.code(wait ? 204 : 202).send(null);
+    },
+  );
+
+  r.get(
+    '/threads/:thread_id/runs/:run_id/join',
+    { schema: { tags, params: RunParamsSchema, querystring: JoinQuerySchema, response: errorResponses } },
+    async (req, reply) => {
+      const { thread_id: threadId, run_id: runId } = req.params;
+      await runs.get(threadId, runId);
+      await relayResult(
+        reply,
+        runs,
+        { threadId, runId, cancelOnDisconnect: isTrue(req.query.cancel_on_disconnect), headers: {} },
+        keepAliveMs,
+        async () => (await threads.get(threadId))?.values ?? null,
+      );
+    },
+  );
+
+  const joinStream = async (req: FastifyRequest, reply: FastifyReply, threadId: string, runId: string, cancelFlag?: boolean | string) => {
+    await runs.get(threadId, runId);
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '' && !isStreamCursor(lastEventId)) {
+      throw new BadRequestError(`Last-Event-ID "${lastEventId.slice(0, 64)}" is not an event id of this stream`);
+    }
+    await relaySse(
+      reply,
+      runs,
+      {
+        threadId,
+        runId,
+        afterId: typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : '0',
+        cancelOnDisconnect: isTrue(cancelFlag),
+        headers: { 'Content-Location': `/threads/${threadId}/runs/${runId}`, Location: `/threads/${threadId}/runs/${runId}/stream` },
+      },
+      heartbeatMs,
+    );
+  };
+
+  r.get(
+    '/threads/:thread_id/runs/:run_id/stream',
+    { schema: { tags, params: RunParamsSchema, querystring: JoinQuerySchema, response: sseResponse } },
+    (req, reply) => joinStream(req, reply, req.params.thread_id, req.params.run_id, req.query.cancel_on_disconnect),
+  );
+
+  r.get(
+    '/runs/:run_id/stream',
+    { schema: { tags, params: StatelessRunParamsSchema, querystring: JoinQuerySchema, response: sseResponse } },
+    async (req, reply) => joinStream(req, reply, await runs.threadOf(req.params.run_id), req.params.run_id, req.query.cancel_on_disconnect),
+  );
+}

@@ -1,0 +1,156 @@
+// Runs: creation with the multitask strategy, cancel, and following a run's event stream.
+// The route files only translate HTTP; everything a run means lives here.
+import { randomUUID } from 'node:crypto';
+import { NotFoundError } from '../errors.js';
+import { DEFAULT_GRAPH_ID } from '../graphs/registry.js';
+import { publishCancel } from '../queue/control.js';
+import { nowIso, TERMINAL_RUN_STATUSES, type StoredRun } from '../store/records.js';
+import type { StreamEntry } from '../store/run-stream.js';
+import { publicRun } from '../store/runs.js';
+import type { RunCreate, RunListQuery } from './runs.schemas.js';
+import type { RuntimeDeps } from './runtime-deps.js';
+
+export interface CreatedRun {
+  run: StoredRun;
+  /** Where the run can be read (`Content-Location`), and joined (`Location`). */
+  contentLocation: string;
+  streamLocation: string;
+}
+
+export interface RunFollower {
+  onEntry(entry: StreamEntry): void;
+  onDone(): void;
+}
+
+const isSettled = (run: StoredRun | null) => run === null || TERMINAL_RUN_STATUSES.includes(run.status);
+
+export function createRunsService(deps: RuntimeDeps) {
+  const { threads, runs } = deps.stores;
+
+  const resolveAssistant = (assistantId: string | undefined): string => {
+    const id = assistantId ?? DEFAULT_GRAPH_ID;
+    if (!deps.graphs.has(id)) {
+      throw new NotFoundError(`No assistant found for "${id}". Use a configured graph id (${deps.graphs.ids().join(', ')}).`);
+    }
+    return id;
+  };
+
+  async function cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<void> {
+    const result = await runs.cancel(threadId, runId, action);
+    if (result === 'missing') throw new NotFoundError(`Run ${runId} not found on thread ${threadId}`);
+    if (result === 'signalled') await publishCancel(deps.redis, { thread_id: threadId, run_id: runId, action });
+  }
+
+  /** Follows a run's events after `afterId`; returns the unsubscribe function. */
+  function follow(threadId: string, runId: string, afterId: string, follower: RunFollower): () => void {
+    return deps.hub.subscribe(threadId, runId, afterId, follower);
+  }
+
+  /** Resolves when the run's stream has ended; collects the last `values` and any `error`. */
+  function settled(threadId: string, runId: string): { done: Promise<{ values?: string; error?: string }>; stop: () => void } {
+    let values: string | undefined;
+    let error: string | undefined;
+    let stop: () => void = () => {};
+    const done = new Promise<{ values?: string; error?: string }>((resolve) => {
+      stop = follow(threadId, runId, '0', {
+        onEntry(entry) {
+          if (entry.event === 'values') values = entry.data;
+          else if (entry.event === 'error') error = entry.data;
+        },
+        onDone: () => resolve({ ...(values !== undefined ? { values } : {}), ...(error !== undefined ? { error } : {}) }),
+      });
+    });
+    return { done, stop };
+  }
+
+  return {
+    cancel,
+    follow,
+    settled,
+
+    async create(threadId: string | null, body: RunCreate): Promise<CreatedRun> {
+      const assistantId = resolveAssistant(body.assistant_id);
+      const stateless = threadId === null;
+      const tid = threadId ?? randomUUID();
+      if (stateless) {
+        await threads.create({ threadId: tid, metadata: { graph_id: assistantId, assistant_id: assistantId }, ifExists: 'raise' });
+      } else if (!(await threads.get(tid))) {
+        if (body.if_not_exists !== 'create') throw new NotFoundError(`Thread ${tid} not found`);
+        await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing' });
+      }
+      const thread = await threads.require(tid);
+      if (thread.metadata.graph_id !== assistantId) {
+        await threads.patchMetadata(tid, { graph_id: assistantId, assistant_id: assistantId });
+      }
+
+      const strategy = body.multitask_strategy ?? 'enqueue';
+      const streamModes = body.stream_mode === undefined ? ['values'] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+      const now = nowIso();
+      const run: StoredRun = {
+        run_id: randomUUID(),
+        thread_id: tid,
+        assistant_id: assistantId,
+        status: 'pending',
+        created_at: now,
+        updated_at: now,
+        metadata: { ...(body.metadata ?? {}) },
+        kwargs: {
+          input: body.input ?? null,
+          command: body.command ?? null,
+          config: { ...(body.config ?? {}) },
+          context: body.context ?? null,
+          stream_mode: streamModes.length > 0 ? streamModes : ['values'],
+          stream_subgraphs: body.stream_subgraphs ?? false,
+          stream_resumable: body.stream_resumable ?? false,
+          interrupt_before: body.interrupt_before ?? null,
+          interrupt_after: body.interrupt_after ?? null,
+          checkpoint: body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : null),
+          on_disconnect: body.on_disconnect ?? 'cancel',
+          ...(stateless ? { on_completion: body.on_completion ?? 'delete' } : {}),
+        },
+        multitask_strategy: strategy,
+        attempt: 0,
+        cancel: null,
+        temporary: stateless,
+      };
+      const created = await runs.create(run, strategy);
+      if (created.dispatch) {
+        await deps.dispatcher.dispatch(tid, run.run_id);
+      } else if (strategy === 'interrupt' || strategy === 'rollback') {
+        // The new run waits at the head of the queue; cancelling the active run hands it over.
+        await cancel(tid, created.waitingBehind, strategy);
+      }
+      const contentLocation = stateless ? `/runs/${run.run_id}` : `/threads/${tid}/runs/${run.run_id}`;
+      return { run, contentLocation, streamLocation: `/threads/${tid}/runs/${run.run_id}/stream` };
+    },
+
+    async get(threadId: string, runId: string) {
+      await threads.require(threadId);
+      return publicRun(await runs.require(threadId, runId));
+    },
+
+    async list(threadId: string, query: RunListQuery) {
+      await threads.require(threadId);
+      return (await runs.list(threadId, query)).map(publicRun);
+    },
+
+    async remove(threadId: string, runId: string) {
+      const run = await runs.require(threadId, runId);
+      if (!isSettled(run)) await cancel(threadId, runId, 'interrupt');
+      await runs.remove(threadId, runId);
+    },
+
+    /** The thread a run belongs to (stateless routes address runs by id alone). */
+    async threadOf(runId: string): Promise<string> {
+      const threadId = await runs.threadOf(runId);
+      if (!threadId) throw new NotFoundError(`Run ${runId} not found`);
+      return threadId;
+    },
+
+    async isSettled(threadId: string, runId: string) {
+      return isSettled(await runs.get(threadId, runId));
+    },
+  };
+}
+
+export type RunsService = ReturnType<typeof createRunsService>;

@@ -1,0 +1,114 @@
+// WebSocket on the path of endpoint 5. The first text message is the run input (the POST
+// body); then every event goes out as `{event, data, id}`. The client may send
+// `{"action":"cancel"}`, or open a new connection with `{"action":"join", run_id,
+// last_event_id}` to resume. After `end` the server closes with 1000; a bad input gets an
+// `error` message with `{detail}` and close 1008.
+import type { WebSocket } from '@fastify/websocket';
+import type { FastifyInstance } from 'fastify';
+import { Compile } from 'typebox/compile';
+import { Type } from 'typebox';
+import { isWarrenError } from '../errors.js';
+import { isStreamCursor } from '../store/run-stream.js';
+import { ThreadParamsSchema, IdSchema, type ThreadParams } from './common.schemas.js';
+import { RunCreateSchema } from './runs.schemas.js';
+import { createRunsService } from './runs.service.js';
+import type { RuntimeDeps } from './runtime-deps.js';
+
+const JoinMessage = Compile(
+  Type.Object({ action: Type.Literal('join'), run_id: IdSchema, last_event_id: Type.Optional(Type.String({ maxLength: 64 })) }),
+);
+const CancelMessage = Compile(Type.Object({ action: Type.Literal('cancel') }));
+const RunInput = Compile(RunCreateSchema);
+
+const CLOSE_NORMAL = 1000;
+const CLOSE_POLICY = 1008;
+const CLOSE_ERROR = 1011;
+
+export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
+  const runs = createRunsService(deps);
+
+  app.get<{ Params: ThreadParams }>(
+    '/threads/:thread_id/runs/stream',
+    { websocket: true, schema: { tags: ['runs'], params: ThreadParamsSchema, hide: true } },
+    (socket: WebSocket, req) => {
+      const threadId = req.params.thread_id;
+      let runId: string | null = null;
+      let unsubscribe: (() => void) | null = null;
+      let finished = false;
+      // Only the connection that started a run cancels it on close, and only if it asked to.
+      let cancelOnClose = false;
+
+      const send = (payload: unknown) => {
+        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(payload));
+      };
+      const refuse = (detail: string, code = CLOSE_POLICY) => {
+        send({ event: 'error', data: { detail } });
+        socket.close(code, detail.slice(0, 120));
+      };
+      const follow = (id: string, afterId: string) => {
+        runId = id;
+        unsubscribe = runs.follow(threadId, id, afterId, {
+          onEntry: (entry) => {
+            let data: unknown = null;
+            try {
+              data = JSON.parse(entry.data);
+            } catch {
+              data = entry.data;
+            }
+            send({ event: entry.event, data, id: entry.id });
+          },
+          onDone: () => {
+            finished = true;
+            socket.close(CLOSE_NORMAL, 'end');
+          },
+        });
+      };
+
+      socket.on('message', (raw: Buffer, isBinary: boolean) => {
+        void (async () => {
+          let message: unknown;
+          try {
+            if (isBinary) throw new Error('binary');
+            message = JSON.parse(raw.toString('utf8'));
+          } catch {
+            return refuse('Messages must be JSON text');
+          }
+          if (runId !== null) {
+            if (CancelMessage.Check(message)) await runs.cancel(threadId, runId, 'interrupt');
+            else refuse('Only {"action":"cancel"} is accepted while a run streams');
+            return;
+          }
+          if (JoinMessage.Check(message)) {
+            const after = message.last_event_id ?? '0';
+            if (!isStreamCursor(after)) return refuse('last_event_id is not an event id of this stream');
+            await runs.get(threadId, message.run_id);
+            return follow(message.run_id, after);
+          }
+          if (!RunInput.Check(message)) {
+            const first = RunInput.Errors(message)[0];
+            return refuse(`Invalid run input: ${first ? `${first.instancePath || '/'} ${first.message}` : 'rejected'}`);
+          }
+          const created = await runs.create(threadId, message);
+          cancelOnClose = (message.on_disconnect ?? 'cancel') === 'cancel';
+          follow(created.run.run_id, '0');
+        })().catch((err: unknown) => {
+          if (isWarrenError(err)) return refuse(err.message);
+          req.log.error({ err }, 'websocket run failed');
+          refuse('Internal server error', CLOSE_ERROR);
+        });
+      });
+
+      socket.on('close', () => {
+        unsubscribe?.();
+        const id = runId;
+        if (id && !finished && cancelOnClose) {
+          // Like SSE's default on_disconnect: a client that goes away cancels its run.
+          void runs
+            .isSettled(threadId, id)
+            .then((settled) => (settled ? undefined : runs.cancel(threadId, id, 'interrupt')))
+            .catch((err: unknown) => req.log.warn({ err }, 'cancel on websocket close failed'));
+        }
+      });
+    },
+  );
+}

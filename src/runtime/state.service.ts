@@ -1,0 +1,133 @@
+// Thread state, read and written through the graph and Warren's checkpointer. The API never
+// executes a node here: getState, updateState and getStateHistory only touch checkpoints.
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type { StateSnapshot } from '@langchain/langgraph';
+import { BadRequestError, ConflictError } from '../errors.js';
+import { DEFAULT_GRAPH_ID } from '../graphs/registry.js';
+import { toWire } from '../graphs/serialize.js';
+import type { Thread } from '../store/records.js';
+import type { RuntimeDeps } from './runtime-deps.js';
+import type { HistoryBody, StateUpdate, ThreadState } from './threads.schemas.js';
+
+type CheckpointRef = { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown> | null };
+
+const EMPTY_STATE: ThreadState = {
+  values: {},
+  next: [],
+  tasks: [],
+  checkpoint: null,
+  metadata: null,
+  created_at: null,
+  parent_checkpoint: null,
+  config: {},
+};
+
+function checkpointOf(config: RunnableConfig | undefined) {
+  const c = config?.configurable;
+  if (!c?.thread_id) return null;
+  return {
+    thread_id: String(c.thread_id),
+    checkpoint_ns: String(c.checkpoint_ns ?? ''),
+    checkpoint_id: c.checkpoint_id ? String(c.checkpoint_id) : null,
+    checkpoint_map: (c.checkpoint_map as Record<string, unknown> | undefined) ?? null,
+  };
+}
+
+/** Config for the wire: no internal `__` keys, no callbacks. */
+function publicConfig(config: RunnableConfig | undefined): Record<string, unknown> {
+  if (!config) return {};
+  const configurable = Object.fromEntries(Object.entries(config.configurable ?? {}).filter(([k]) => !k.startsWith('__')));
+  return toWire({ ...(config.tags ? { tags: config.tags } : {}), ...(config.metadata ? { metadata: config.metadata } : {}), configurable });
+}
+
+export function toThreadState(snapshot: StateSnapshot): ThreadState {
+  const metadata = snapshot.metadata ? { ...(snapshot.metadata as Record<string, unknown>) } : null;
+  if (metadata && metadata.checkpoint_ns === '') delete metadata.checkpoint_ns;
+  return {
+    values: toWire(snapshot.values ?? {}),
+    next: [...(snapshot.next ?? [])],
+    tasks: (snapshot.tasks ?? []).map((task) => {
+      const state = task.state as StateSnapshot | RunnableConfig | undefined;
+      const isSnapshot = state !== undefined && 'values' in state;
+      return {
+        id: task.id,
+        name: task.name,
+        error: task.error ? String((task.error as Error).message ?? task.error) : null,
+        interrupts: toWire(task.interrupts ?? []),
+        path: toWire(task.path ?? []),
+        checkpoint: !isSnapshot && state?.configurable ? toWire(state.configurable) : null,
+        state: isSnapshot ? toThreadState(state) : null,
+        ...(task.result !== undefined ? { result: toWire(task.result) } : {}),
+      };
+    }),
+    checkpoint: checkpointOf(snapshot.config),
+    metadata: metadata ? toWire(metadata) : null,
+    created_at: snapshot.createdAt ?? null,
+    parent_checkpoint: checkpointOf(snapshot.parentConfig),
+    config: publicConfig(snapshot.config),
+  };
+}
+
+const graphIdOf = (thread: Thread): string | null =>
+  typeof thread.metadata.graph_id === 'string' ? thread.metadata.graph_id : null;
+
+function stateConfig(threadId: string, ref?: CheckpointRef | null): RunnableConfig {
+  return {
+    configurable: {
+      thread_id: threadId,
+      checkpoint_ns: ref?.checkpoint_ns ?? '',
+      ...(ref?.checkpoint_id ? { checkpoint_id: ref.checkpoint_id } : {}),
+      ...(ref?.checkpoint_map ? { checkpoint_map: ref.checkpoint_map } : {}),
+    },
+  };
+}
+
+export function createStateService(deps: RuntimeDeps) {
+  const { threads, runs } = deps.stores;
+
+  const graphFor = async (threadId: string, thread: Thread, fallback: boolean) => {
+    const graphId = graphIdOf(thread) ?? (fallback ? DEFAULT_GRAPH_ID : null);
+    return graphId ? deps.graphs.load(graphId, stateConfig(threadId)) : null;
+  };
+
+  return {
+    async get(threadId: string, options: { subgraphs?: boolean; checkpoint?: CheckpointRef | null } = {}): Promise<ThreadState> {
+      const thread = await threads.require(threadId);
+      const graph = await graphFor(threadId, thread, false);
+      if (!graph) return EMPTY_STATE;
+      const snapshot = await graph.getState(stateConfig(threadId, options.checkpoint), { subgraphs: options.subgraphs ?? false });
+      return toThreadState(snapshot);
+    },
+
+    async update(threadId: string, body: StateUpdate): Promise<{ checkpoint: Record<string, unknown> }> {
+      const thread = await threads.require(threadId);
+      if ((await runs.inflight(threadId)).length > 0) throw new ConflictError(`Thread ${threadId} is busy: a run is pending or running`);
+      const graph = await graphFor(threadId, thread, true);
+      if (!graph) throw new BadRequestError(`Thread ${threadId} has no graph`);
+      const ref = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
+      const next = await graph.updateState(stateConfig(threadId, ref), body.values ?? null, body.as_node);
+      const snapshot = await graph.getState(stateConfig(threadId));
+      await threads.setValues(threadId, toWire(snapshot.values ?? {}));
+      if (!graphIdOf(thread)) await threads.patchMetadata(threadId, { graph_id: DEFAULT_GRAPH_ID });
+      return { checkpoint: toWire(next.configurable ?? {}) };
+    },
+
+    async history(threadId: string, body: HistoryBody): Promise<ThreadState[]> {
+      const thread = await threads.require(threadId);
+      const graph = await graphFor(threadId, thread, false);
+      if (!graph) return [];
+      const beforeId = typeof body.before === 'string' ? body.before : body.before?.configurable.checkpoint_id;
+      const out: ThreadState[] = [];
+      for await (const snapshot of graph.getStateHistory(stateConfig(threadId, body.checkpoint), {
+        limit: body.limit,
+        ...(beforeId ? { before: { configurable: { checkpoint_id: beforeId } } } : {}),
+        ...(body.metadata ? { filter: body.metadata } : {}),
+      })) {
+        out.push(toThreadState(snapshot));
+      }
+      return out;
+    },
+  };
+}
+
+export type StateService = ReturnType<typeof createStateService>;

@@ -1,0 +1,64 @@
+// The one place that names Redis keys and channels. No other file holds a key literal.
+//
+// Everything that belongs to one thread carries the hash tag `{thread_id}`, so a thread's
+// multi-key scripts stay on one slot of a Redis Cluster. Global indexes have no tag and are
+// only ever touched by single-key commands.
+
+export const KEY_PREFIX = 'warren';
+
+const tag = (threadId: string): string => `${KEY_PREFIX}:{${threadId}}`;
+
+export const keys = {
+  // ── threads ─────────────────────────────────────────────────────────────────────────────
+  /** Hash: the thread record. */
+  thread: (threadId: string) => `${tag(threadId)}:thread`,
+  /** Sorted set of every thread id, scored by `updated_at` in ms. */
+  threadIndex: () => `${KEY_PREFIX}:threads:by-updated`,
+
+  // ── runs ────────────────────────────────────────────────────────────────────────────────
+  /** Hash: one run record. */
+  run: (threadId: string, runId: string) => `${tag(threadId)}:run:${runId}`,
+  /** Sorted set of the thread's run ids, scored by `created_at` in ms. */
+  threadRuns: (threadId: string) => `${tag(threadId)}:runs`,
+  /** String: the id of the run that holds the thread (pending-and-dispatched or running). */
+  activeRun: (threadId: string) => `${tag(threadId)}:active-run`,
+  /** List: run ids waiting for the active run to finish (multitask `enqueue`). */
+  runQueue: (threadId: string) => `${tag(threadId)}:run-queue`,
+  /** Stream: the run's events, `{event, data}` entries. Its entry ids are the SSE ids. */
+  runStream: (threadId: string, runId: string) => `${tag(threadId)}:run:${runId}:stream`,
+  /** Hash: run id → thread id, so a run can be found from its id alone. */
+  runThreads: () => `${KEY_PREFIX}:run-threads`,
+
+  // ── checkpoints ─────────────────────────────────────────────────────────────────────────
+  /** Set of checkpoint namespaces used by the thread (`""` is the root graph). */
+  checkpointNamespaces: (threadId: string) => `${tag(threadId)}:cp-ns`,
+  /** Sorted set (all scores 0, ordered by member) of checkpoint ids in one namespace. */
+  checkpointIds: (threadId: string, ns: string) => `${tag(threadId)}:cp-ids:${ns}`,
+  /** Hash: one checkpoint, its metadata and its parent id. */
+  checkpoint: (threadId: string, ns: string, checkpointId: string) =>
+    `${tag(threadId)}:cp:${ns}:${checkpointId}`,
+  /** Hash: the pending writes of one checkpoint, field `<task_id>:<idx>`. */
+  checkpointWrites: (threadId: string, ns: string, checkpointId: string) =>
+    `${tag(threadId)}:cp-writes:${ns}:${checkpointId}`,
+  /**
+   * Hash: the channel values of one namespace, field JSON `[channel, version]`. A checkpoint
+   * stores only the channels it changed; the rest are found here by the versions it lists.
+   */
+  checkpointBlobs: (threadId: string, ns: string) => `${tag(threadId)}:cp-blobs:${ns}`,
+  /** Set of every thread id that has checkpoints, for listing without a thread. */
+  checkpointThreads: () => `${KEY_PREFIX}:cp-threads`,
+
+  // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
+  /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */
+  cancelChannel: () => `${KEY_PREFIX}:control:cancel`,
+  /** Channel: configuration changed (`config.yaml` or `extensions_config.json`). */
+  configChangedChannel: () => `${KEY_PREFIX}:control:config-changed`,
+
+  // ── BullMQ ──────────────────────────────────────────────────────────────────────────────
+  /** BullMQ's own key prefix; it appends `:<queue>:<suffix>` itself. */
+  bullPrefix: () => `${KEY_PREFIX}:bull`,
+} as const;
+
+/** Every key of one thread matches this pattern (for deleting a thread with SCAN). */
+export const threadKeyPattern = (threadId: string): string =>
+  `${tag(threadId).replace(/[*?[\]\\]/g, (c) => `\\${c}`)}:*`;

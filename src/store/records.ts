@@ -1,0 +1,76 @@
+// The records Warren keeps in Redis, in their wire shape (snake_case, as LangGraph spells them).
+// The runtime routes reuse these schemas for their responses.
+import { Type, type Static } from 'typebox';
+
+export const ThreadStatusSchema = Type.Union([
+  Type.Literal('idle'),
+  Type.Literal('busy'),
+  Type.Literal('interrupted'),
+  Type.Literal('error'),
+]);
+export type ThreadStatus = Static<typeof ThreadStatusSchema>;
+
+export const RunStatusSchema = Type.Union([
+  Type.Literal('pending'),
+  Type.Literal('running'),
+  Type.Literal('error'),
+  Type.Literal('success'),
+  Type.Literal('timeout'),
+  Type.Literal('interrupted'),
+]);
+export type RunStatus = Static<typeof RunStatusSchema>;
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['error', 'success', 'timeout', 'interrupted'];
+
+export const MultitaskStrategySchema = Type.Union([
+  Type.Literal('reject'),
+  Type.Literal('enqueue'),
+  Type.Literal('interrupt'),
+  Type.Literal('rollback'),
+]);
+export type MultitaskStrategy = Static<typeof MultitaskStrategySchema>;
+
+const JsonObject = Type.Record(Type.String(), Type.Unknown());
+
+export const ThreadSchema = Type.Object({
+  thread_id: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  metadata: JsonObject,
+  status: ThreadStatusSchema,
+  values: Type.Union([JsonObject, Type.Null()]),
+  interrupts: JsonObject,
+  config: Type.Optional(JsonObject),
+});
+export type Thread = Static<typeof ThreadSchema>;
+
+export const RunSchema = Type.Object({
+  run_id: Type.String(),
+  thread_id: Type.String(),
+  assistant_id: Type.String(),
+  status: RunStatusSchema,
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+  metadata: JsonObject,
+  kwargs: JsonObject,
+  multitask_strategy: MultitaskStrategySchema,
+});
+export type Run = Static<typeof RunSchema>;
+
+/** Fields a run keeps beside its wire shape. */
+export interface RunInternals {
+  /** How many times a worker has started it. */
+  attempt: number;
+  /** A cancel that was asked for: the owning worker honours it. */
+  cancel: 'interrupt' | 'rollback' | null;
+  /** Stateless runs live on a temporary thread that is deleted afterwards unless kept. */
+  temporary: boolean;
+  /**
+   * The thread's latest root checkpoint when the run first started (null: there was none);
+   * undefined until a worker records it. Rollback returns to it, and a retry that finds
+   * newer checkpoints resumes from them instead of re-sending the input.
+   */
+  checkpoint_before?: string | null;
+}
+export type StoredRun = Run & RunInternals;
+
+export const nowIso = (): string => new Date().toISOString();

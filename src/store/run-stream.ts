@@ -1,0 +1,98 @@
+// RunStream: a run's events in a Redis Stream. The worker appends `{event, data}` entries; the
+// API replays and follows them. Entry ids are the SSE `id:` values, so any API replica can
+// resume a client from the last id it saw.
+import type { Redis } from 'ioredis';
+import { keys } from './keys.js';
+
+export interface StreamEntry {
+  /** Redis Stream entry id, e.g. `1732200000000-0`. */
+  id: string;
+  event: string;
+  /** The event's data as one line of JSON, ready for the wire. */
+  data: string;
+}
+
+/** What the run executor needs to publish a run's events, and nothing more. */
+export interface RunStreamWriter {
+  /** Appends one event; `dataJson` is one line of JSON. Returns the entry id. */
+  append(event: string, dataJson: string): Promise<string>;
+  /** Appends `end` and starts the retention clock. */
+  close(retentionSeconds: number): Promise<void>;
+}
+
+export function parseEntries(raw: [string, string[]][] | null | undefined): StreamEntry[] {
+  if (!raw) return [];
+  return raw.map(([id, fields]) => {
+    let event = 'message';
+    let data = '{}';
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      if (fields[i] === 'event') event = fields[i + 1] as string;
+      else if (fields[i] === 'data') data = fields[i + 1] as string;
+    }
+    return { id, event, data };
+  });
+}
+
+/** True for a value usable as a resume cursor: a stream id, or `-1`/`0` for the start. */
+export const isStreamCursor = (id: string): boolean => id === '-1' || /^\d{1,20}(-\d{1,20})?$/.test(id);
+
+/** Compares stream ids (`ms-seq`) numerically. */
+export function compareIds(a: string, b: string): number {
+  const [am = 0, as = 0] = a.split('-').map(Number);
+  const [bm = 0, bs = 0] = b.split('-').map(Number);
+  return am !== bm ? am - bm : as - bs;
+}
+
+export interface RunStreams {
+  writer(threadId: string, runId: string): RunStreamWriter;
+  /** Entries strictly after `afterId` (`0` or `-1` for all), up to `count`. */
+  readAfter(threadId: string, runId: string, afterId: string, count?: number): Promise<StreamEntry[]>;
+  /** Id of the first and last entries, or null when the stream does not exist. */
+  bounds(threadId: string, runId: string): Promise<{ first: string; last: string; lastEvent: string } | null>;
+  /** Blocks on `connection` (a dedicated one) for entries after `afterId`. */
+  follow(connection: Redis, threadId: string, runId: string, afterId: string, blockMs: number): Promise<StreamEntry[]>;
+  remove(threadId: string, runId: string): Promise<void>;
+}
+
+const normaliseCursor = (id: string) => (id === '-1' || id === '' ? '0' : id);
+
+export function createRunStreams(redis: Redis): RunStreams {
+  return {
+    writer(threadId, runId) {
+      const key = keys.runStream(threadId, runId);
+      return {
+        append: async (event, dataJson) => (await redis.xadd(key, '*', 'event', event, 'data', dataJson)) as string,
+        async close(retentionSeconds) {
+          await redis.multi().xadd(key, '*', 'event', 'end', 'data', '{}').expire(key, retentionSeconds).exec();
+        },
+      };
+    },
+
+    async readAfter(threadId, runId, afterId, count = 10_000) {
+      const key = keys.runStream(threadId, runId);
+      const start = normaliseCursor(afterId);
+      // `(id` makes the range exclusive; `0` means from the very start.
+      const raw = await redis.xrange(key, start === '0' ? '-' : `(${start}`, '+', 'COUNT', count);
+      return parseEntries(raw);
+    },
+
+    async bounds(threadId, runId) {
+      const key = keys.runStream(threadId, runId);
+      const [first] = parseEntries(await redis.xrange(key, '-', '+', 'COUNT', 1));
+      const [last] = parseEntries(await redis.xrevrange(key, '+', '-', 'COUNT', 1));
+      return first && last ? { first: first.id, last: last.id, lastEvent: last.event } : null;
+    },
+
+    async follow(connection, threadId, runId, afterId, blockMs) {
+      const key = keys.runStream(threadId, runId);
+      const reply = (await connection.xread('COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', key, normaliseCursor(afterId))) as
+        | [string, [string, string[]][]][]
+        | null;
+      return parseEntries(reply?.[0]?.[1]);
+    },
+
+    async remove(threadId, runId) {
+      await redis.del(keys.runStream(threadId, runId));
+    },
+  };
+}

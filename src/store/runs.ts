@@ -1,0 +1,252 @@
+// RunStore: run records, the per-thread run queue and the active-run slot.
+// One run holds a thread at a time; the Lua scripts keep that invariant atomic.
+import type { Redis } from 'ioredis';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { keys } from './keys.js';
+import { parseJson } from './json.js';
+import {
+  nowIso,
+  type MultitaskStrategy,
+  type Run,
+  type RunStatus,
+  type StoredRun,
+  type ThreadStatus,
+} from './records.js';
+import { requireScript, type ScriptCaller } from './scripts.js';
+
+export type CreateRunResult = { dispatch: true } | { dispatch: false; waitingBehind: string };
+export type StartRunResult =
+  | { kind: 'started'; attempt: number }
+  | { kind: 'missing' }
+  | { kind: 'terminal'; status: RunStatus }
+  | { kind: 'cancelled'; action: 'interrupt' | 'rollback' }
+  | { kind: 'exhausted'; attempt: number };
+export type CancelRunResult = 'missing' | 'terminal' | 'cancelled' | 'signalled';
+
+export interface FinishRun {
+  threadId: string;
+  runId: string;
+  /** The run's final status, or `deleted` to remove it (rollback). */
+  status: RunStatus | 'deleted';
+  threadStatus: Exclude<ThreadStatus, 'busy'>;
+  values?: Record<string, unknown> | null;
+  interrupts?: Record<string, unknown>;
+}
+
+export interface RunStore {
+  create(run: StoredRun, strategy: MultitaskStrategy): Promise<CreateRunResult>;
+  get(threadId: string, runId: string): Promise<StoredRun | null>;
+  require(threadId: string, runId: string): Promise<StoredRun>;
+  /** The thread a run belongs to, from the run id alone. */
+  threadOf(runId: string): Promise<string | null>;
+  list(threadId: string, query: { limit: number; offset: number; status?: RunStatus }): Promise<StoredRun[]>;
+  /** Ids of the thread's runs that are pending or running, newest first. */
+  inflight(threadId: string): Promise<StoredRun[]>;
+  start(threadId: string, runId: string, maxAttempts: number): Promise<StartRunResult>;
+  /** Records where the run started, once: later calls keep the first value. Returns the kept value. */
+  recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null>;
+  /** A graceful hand-back costs no attempt. */
+  releaseAttempt(threadId: string, runId: string): Promise<void>;
+  /** Settles the run; returns the id of the queued run that now holds the thread, if any. */
+  finish(input: FinishRun): Promise<string | null>;
+  cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<CancelRunResult>;
+  /** The run currently holding the thread, if any. */
+  active(threadId: string): Promise<string | null>;
+  /** Removes every run record of the thread (thread deletion). */
+  removeAll(threadId: string): Promise<string[]>;
+  remove(threadId: string, runId: string): Promise<void>;
+  /** Lets every run record and stream of the thread expire (stateless runs' temporary threads). */
+  expireAll(threadId: string, seconds: number): Promise<void>;
+}
+
+function runToFields(run: StoredRun): string[] {
+  return [
+    'run_id', run.run_id,
+    'thread_id', run.thread_id,
+    'assistant_id', run.assistant_id,
+    'status', run.status,
+    'created_at', run.created_at,
+    'updated_at', run.updated_at,
+    'metadata', JSON.stringify(run.metadata),
+    'kwargs', JSON.stringify(run.kwargs),
+    'multitask_strategy', run.multitask_strategy,
+    'attempt', String(run.attempt),
+    'cancel', run.cancel ?? '',
+    'temporary', run.temporary ? '1' : '0',
+  ];
+}
+
+export function runFromHash(hash: Record<string, string>): StoredRun | null {
+  if (!hash.run_id || !hash.thread_id) return null;
+  return {
+    run_id: hash.run_id,
+    thread_id: hash.thread_id,
+    assistant_id: hash.assistant_id ?? '',
+    status: (hash.status as RunStatus) ?? 'pending',
+    created_at: hash.created_at ?? '',
+    updated_at: hash.updated_at ?? '',
+    metadata: parseJson(hash.metadata, {}),
+    kwargs: parseJson(hash.kwargs, {}),
+    multitask_strategy: (hash.multitask_strategy as MultitaskStrategy) ?? 'enqueue',
+    attempt: Number(hash.attempt ?? 0),
+    cancel: hash.cancel === 'interrupt' || hash.cancel === 'rollback' ? hash.cancel : null,
+    temporary: hash.temporary === '1',
+    ...(hash.checkpoint_before !== undefined ? { checkpoint_before: hash.checkpoint_before || null } : {}),
+  };
+}
+
+/** The wire shape of a run: internals stay inside. */
+export function publicRun(run: StoredRun): Run {
+  const { attempt: _a, cancel: _c, temporary: _t, checkpoint_before: _cb, ...wire } = run;
+  return wire;
+}
+
+export function createRunStore(redis: Redis, scripts: Record<string, ScriptCaller>): RunStore {
+  const createScript = requireScript(scripts, 'createRun');
+  const startScript = requireScript(scripts, 'startRun');
+  const finishScript = requireScript(scripts, 'finishRun');
+  const cancelScript = requireScript(scripts, 'cancelRun');
+  const threadKeys = (threadId: string, runId: string) => ({
+    thread: keys.thread(threadId),
+    run: keys.run(threadId, runId),
+    runs: keys.threadRuns(threadId),
+    active: keys.activeRun(threadId),
+    queue: keys.runQueue(threadId),
+  });
+
+  const get = async (threadId: string, runId: string) => runFromHash(await redis.hgetall(keys.run(threadId, runId)));
+  const readMany = async (threadId: string, ids: string[]): Promise<StoredRun[]> => {
+    if (ids.length === 0) return [];
+    const pipeline = redis.pipeline();
+    for (const id of ids) pipeline.hgetall(keys.run(threadId, id));
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([, h]) => runFromHash(h as Record<string, string>)).filter((r): r is StoredRun => r !== null);
+  };
+
+  return {
+    get,
+    async require(threadId, runId) {
+      const run = await get(threadId, runId);
+      if (!run) throw new NotFoundError(`Run ${runId} not found on thread ${threadId}`);
+      return run;
+    },
+    threadOf: (runId) => redis.hget(keys.runThreads(), runId),
+
+    async create(run, strategy) {
+      const k = threadKeys(run.thread_id, run.run_id);
+      const now = nowIso();
+      const reply = (await createScript(
+        [k.thread, k.run, k.runs, k.active, k.queue],
+        [run.run_id, strategy, now, Date.parse(run.created_at), ...runToFields(run)],
+      )) as [number, string?];
+      const code = Number(reply[0]);
+      if (code === -1) throw new NotFoundError(`Thread ${run.thread_id} not found`);
+      if (code === -2) {
+        throw new ConflictError(`Thread ${run.thread_id} is busy with run ${reply[1]}; multitask_strategy is reject`);
+      }
+      await redis.hset(keys.runThreads(), run.run_id, run.thread_id);
+      return code === 0 ? { dispatch: true } : { dispatch: false, waitingBehind: String(reply[1]) };
+    },
+
+    async list(threadId, { limit, offset, status }) {
+      if (!status) {
+        const ids = await redis.zrevrange(keys.threadRuns(threadId), offset, offset + limit - 1);
+        return readMany(threadId, ids);
+      }
+      const all = await readMany(threadId, await redis.zrevrange(keys.threadRuns(threadId), 0, -1));
+      return all.filter((r) => r.status === status).slice(offset, offset + limit);
+    },
+
+    async inflight(threadId) {
+      const all = await readMany(threadId, await redis.zrevrange(keys.threadRuns(threadId), 0, -1));
+      return all.filter((r) => r.status === 'pending' || r.status === 'running');
+    },
+
+    async start(threadId, runId, maxAttempts) {
+      const reply = (await startScript([keys.run(threadId, runId), keys.thread(threadId)], [nowIso(), maxAttempts])) as string[];
+      const [kind, value] = reply;
+      switch (kind) {
+        case 'started':
+          return { kind, attempt: Number(value) };
+        case 'terminal':
+          return { kind, status: value as RunStatus };
+        case 'cancelled':
+          return { kind, action: value === 'rollback' ? 'rollback' : 'interrupt' };
+        case 'exhausted':
+          return { kind, attempt: Number(value) };
+        default:
+          return { kind: 'missing' };
+      }
+    },
+
+    async recordCheckpointBefore(threadId, runId, checkpointId) {
+      await redis.hsetnx(keys.run(threadId, runId), 'checkpoint_before', checkpointId ?? '');
+      return (await redis.hget(keys.run(threadId, runId), 'checkpoint_before')) || null;
+    },
+
+    async releaseAttempt(threadId, runId) {
+      await redis.hincrby(keys.run(threadId, runId), 'attempt', -1);
+    },
+
+    async finish({ threadId, runId, status, threadStatus, values, interrupts }) {
+      const k = threadKeys(threadId, runId);
+      const next = await finishScript(
+        [k.run, k.thread, k.active, k.queue, k.runs],
+        [
+          runId,
+          status,
+          threadStatus,
+          nowIso(),
+          values === undefined ? '' : JSON.stringify(values),
+          interrupts === undefined ? '' : JSON.stringify(interrupts),
+        ],
+      );
+      if (status === 'deleted') await redis.hdel(keys.runThreads(), runId);
+      const updated = await redis.hget(k.thread, 'updated_at');
+      if (updated) await redis.zadd(keys.threadIndex(), Date.parse(updated), threadId);
+      return typeof next === 'string' ? next : null;
+    },
+
+    async cancel(threadId, runId, action) {
+      const k = threadKeys(threadId, runId);
+      const result = (await cancelScript([k.run, k.thread, k.active, k.queue, k.runs], [runId, action, nowIso()])) as CancelRunResult;
+      if (result === 'cancelled' && action === 'rollback') await redis.hdel(keys.runThreads(), runId);
+      return result;
+    },
+
+    active: (threadId) => redis.get(keys.activeRun(threadId)),
+
+    async removeAll(threadId) {
+      const ids = await redis.zrange(keys.threadRuns(threadId), 0, -1);
+      const pipeline = redis.pipeline();
+      for (const id of ids) {
+        pipeline.del(keys.run(threadId, id), keys.runStream(threadId, id));
+        pipeline.hdel(keys.runThreads(), id);
+      }
+      pipeline.del(keys.threadRuns(threadId), keys.activeRun(threadId), keys.runQueue(threadId));
+      await pipeline.exec();
+      return ids;
+    },
+
+    async expireAll(threadId, seconds) {
+      const ids = await redis.zrange(keys.threadRuns(threadId), 0, -1);
+      const pipeline = redis.pipeline();
+      for (const id of ids) {
+        pipeline.expire(keys.run(threadId, id), seconds);
+        pipeline.expire(keys.runStream(threadId, id), seconds);
+      }
+      pipeline.expire(keys.threadRuns(threadId), seconds);
+      pipeline.del(keys.activeRun(threadId), keys.runQueue(threadId));
+      await pipeline.exec();
+    },
+
+    async remove(threadId, runId) {
+      await redis
+        .pipeline()
+        .del(keys.run(threadId, runId), keys.runStream(threadId, runId))
+        .zrem(keys.threadRuns(threadId), runId)
+        .hdel(keys.runThreads(), runId)
+        .exec();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+// Loads the Lua scripts in src/store/scripts/ as ioredis commands. A file `<name>-<n>.lua`
+// becomes the command `<name>` with n keys (the BullMQ convention).
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import { PROJECT_ROOT } from '../config/paths.js';
+
+const SCRIPTS_DIR = path.join(PROJECT_ROOT, 'src', 'store', 'scripts');
+const FILE = /^([a-z-]+)-(\d+)\.lua$/;
+
+type ScriptReply = unknown;
+export type ScriptCaller = (keys: string[], args: (string | number)[]) => Promise<ScriptReply>;
+
+const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+/** Defines every script on the client (idempotent) and returns callers by camelCase name. */
+export function loadScripts(redis: Redis): Record<string, ScriptCaller> {
+  const callers: Record<string, ScriptCaller> = {};
+  for (const file of readdirSync(SCRIPTS_DIR)) {
+    const match = FILE.exec(file);
+    if (!match) continue;
+    const name = camel(`warren-${match[1]}`);
+    const numberOfKeys = Number(match[2]);
+    if (!(name in redis)) {
+      redis.defineCommand(name, { numberOfKeys, lua: readFileSync(path.join(SCRIPTS_DIR, file), 'utf8') });
+    }
+    const command = (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<ScriptReply>>)[name];
+    if (!command) throw new Error(`script ${file} did not load`);
+    callers[camel(match[1] as string)] = (keys, args) => {
+      if (keys.length !== numberOfKeys) throw new Error(`${file} takes ${numberOfKeys} keys, got ${keys.length}`);
+      return command.call(redis, ...keys, ...args);
+    };
+  }
+  return callers;
+}
+
+export function requireScript(scripts: Record<string, ScriptCaller>, name: string): ScriptCaller {
+  const caller = scripts[name];
+  if (!caller) throw new Error(`missing Lua script ${name}`);
+  return caller;
+}

@@ -1,0 +1,24 @@
+// The storage ops, composed: what `main.ts` of each process builds and hands down.
+import type { Redis } from 'ioredis';
+import { RedisCheckpointSaver } from './checkpointer.js';
+import { createRunStreams, type RunStreams } from './run-stream.js';
+import { createRunStore, type RunStore } from './runs.js';
+import { loadScripts } from './scripts.js';
+import { createThreadStore, type ThreadStore } from './threads.js';
+
+export interface Stores {
+  threads: ThreadStore;
+  runs: RunStore;
+  streams: RunStreams;
+  checkpointer: RedisCheckpointSaver;
+}
+
+export function createStores(redis: Redis): Stores {
+  const scripts = loadScripts(redis);
+  return {
+    threads: createThreadStore(redis, scripts),
+    runs: createRunStore(redis, scripts),
+    streams: createRunStreams(redis),
+    checkpointer: new RedisCheckpointSaver(redis),
+  };
+}

@@ -1,0 +1,70 @@
+// Builds the worker process from its configuration: connections → stores → graphs → Worker.
+// workers/main.ts runs it; the tests build it the same way.
+import type { EnvConfig } from '../src/config/env.js';
+import type { LoadedConfig } from '../src/config/load-config.js';
+import { createGraphRegistry } from '../src/graphs/registry.js';
+import { createLogger } from '../src/logger.js';
+import { createRunQueue } from '../src/queue/run-queue.js';
+import { connectRedis } from '../src/store/redis.js';
+import { createStores } from '../src/store/stores.js';
+import { startRunWorker, type RunWorker } from './run-worker.js';
+
+export interface WorkerProcess {
+  worker: RunWorker;
+  close(): Promise<void>;
+}
+
+export interface WorkerProcessOptions {
+  env: Readonly<EnvConfig>;
+  loaded: LoadedConfig;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+export async function createWorkerProcess({ env, loaded, lockDurationMs, stalledIntervalMs }: WorkerProcessOptions): Promise<WorkerProcess> {
+  const { config, dir } = loaded;
+  const log = createLogger(env.logLevel, 'warren-worker');
+  const redis = connectRedis(env.redisUrl, 'worker', log);
+  const stores = createStores(redis.command);
+  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
+  const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName);
+  const { checkpointer } = stores;
+
+  const worker = await startRunWorker({
+    queueName: env.queueName,
+    connection: redis.bullmqOptions,
+    concurrency: env.workerConcurrency,
+    subscriber: redis.subscriber('control'),
+    log,
+    ...(lockDurationMs ? { lockDurationMs } : {}),
+    ...(stalledIntervalMs ? { stalledIntervalMs } : {}),
+    executor: {
+      ...stores,
+      graphs,
+      dispatcher,
+      checkpoints: {
+        latestId: (threadId) => checkpointer.latestId(threadId),
+        rollbackTo: (threadId, checkpointId) => checkpointer.deleteAfter(threadId, checkpointId),
+        deleteThread: (threadId) => checkpointer.deleteThread(threadId),
+      },
+      settings: {
+        maxAttempts: config.runtime.max_attempts,
+        defaultRecursionLimit: config.runtime.default_recursion_limit,
+        streamRetentionSeconds: config.runtime.stream_retention_seconds,
+      },
+      log,
+    },
+  });
+  log.info({ queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
+
+  let closing: Promise<void> | undefined;
+  return {
+    worker,
+    close: () =>
+      (closing ??= (async () => {
+        await worker.close();
+        await dispatcher.close();
+        await redis.close();
+      })()),
+  };
+}
