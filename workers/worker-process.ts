@@ -43,6 +43,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       graphs,
       dispatcher,
       checkpoints: {
+        saver: checkpointer,
         latestId: (threadId) => checkpointer.latestId(threadId),
         rollbackTo: (threadId, checkpointId) => checkpointer.deleteAfter(threadId, checkpointId),
         deleteThread: (threadId) => checkpointer.deleteThread(threadId),

@@ -1,11 +1,12 @@
 // The shape of config.yaml. The TypeBox schema is the single source of validation and types.
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TObject, type TProperties } from 'typebox';
 import { Value } from 'typebox/value';
 
 const NonEmpty = Type.String({ minLength: 1 });
 
 /** A section that may be left out of the file: it is filled with its own defaults. */
-const withDefault = <T extends TSchema>(schema: T): T => ({ ...schema, default: Value.Create(schema) });
+const withDefault = <T extends TProperties>(schema: TObject<T>) =>
+  Type.Object(schema.properties, { default: Value.Create(schema) });
 
 export const ModelConfigSchema = Type.Object(
   {

@@ -38,6 +38,8 @@ export interface StackOptions {
   heartbeatMs?: number;
   keepAliveMs?: number;
   workers?: number;
+  /** Runs on the app before it listens (to add test-only routes). */
+  beforeListen?: (app: ApiServer['app']) => void;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -61,6 +63,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
   });
+  options.beforeListen?.(api.app);
   const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
   const workers: WorkerProcess[] = [];
   const addWorker = async () => {

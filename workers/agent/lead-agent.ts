@@ -56,14 +56,14 @@ export function buildLeadAgent(appConfig: AppConfig) {
   };
 
   const needsTitle = (state: LeadAgentStateType) =>
-    appConfig.title.enabled && !state.title && state.messages.some((m: BaseMessage) => m.getType() === 'ai') ? 'title' : END;
+    appConfig.title.enabled && !state.title && state.messages.some((m: BaseMessage) => m.getType() === 'ai') ? 'name_thread' : END;
 
   return new StateGraph(LeadAgentState)
     .addNode('agent', agent)
-    .addNode('title', title)
+    .addNode('name_thread', title)
     .addEdge(START, 'agent')
-    .addConditionalEdges('agent', needsTitle, ['title', END])
-    .addEdge('title', END)
+    .addConditionalEdges('agent', needsTitle, ['name_thread', END])
+    .addEdge('name_thread', END)
     .compile();
 }
 

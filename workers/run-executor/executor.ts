@@ -1,6 +1,7 @@
 // One job is one run: claim it, stream the graph into the run's Redis Stream, settle it, and
 // hand the thread to its next queued run. Crash-safe: every step can be repeated by the next
 // worker that takes the job, and settling twice is harmless.
+import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { Logger } from 'pino';
 import { RunError } from '../../src/errors.js';
 import type { GraphRegistry } from '../../src/graphs/registry.js';
@@ -10,6 +11,7 @@ import type { RunStatus, StoredRun, ThreadStatus } from '../../src/store/records
 import type { RunStreams, RunStreamWriter } from '../../src/store/run-stream.js';
 import type { RunStore } from '../../src/store/runs.js';
 import type { ThreadStore } from '../../src/store/threads.js';
+import { FencedCheckpointSaver } from './fenced-saver.js';
 import { streamGraph, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput, runKwargs } from './run-config.js';
 
@@ -18,6 +20,8 @@ export type StopReason = 'interrupt' | 'rollback' | 'shutdown';
 
 /** The checkpoint operations a run needs: where it started, and undoing it. */
 export interface RunCheckpoints {
+  /** The saver runs write through (each run gets its own fenced view of it). */
+  saver: BaseCheckpointSaver;
   latestId(threadId: string): Promise<string | null>;
   /** Deletes the thread's checkpoints newer than `checkpointId` (all of them when null). */
   rollbackTo(threadId: string, checkpointId: string | null): Promise<void>;
@@ -96,8 +100,11 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
   let settlement: Settlement;
   let values: Record<string, unknown> | null | undefined;
   let interrupts: Record<string, unknown> | undefined;
+  const saver = new FencedCheckpointSaver(deps.checkpoints.saver);
   try {
     const config = graphConfig(run, kwargs, attempt, settings.defaultRecursionLimit);
+    // LangGraph uses a checkpointer lent through the config before the graph's own.
+    config.configurable = { ...config.configurable, __pregel_checkpointer: saver };
     const graph = await deps.graphs.load(run.assistant_id, config);
     const modes: WireStreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ['values'];
     const events = streamGraph(graph, graphInput(kwargs, resumeFromCheckpoint), {
@@ -118,6 +125,7 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
       threadStatus: Object.keys(interrupts).length > 0 ? 'interrupted' : 'idle',
     };
   } catch (err) {
+    saver.fence();
     const reason = signal.aborted ? (signal.reason as StopReason | undefined) : undefined;
     if (reason === 'shutdown') {
       log.info({ run_attempt: attempt }, 'run handed back on shutdown');

@@ -52,6 +52,9 @@ export async function* streamGraph(graph: HostedGraph, input: unknown, options: 
     streamMode,
     subgraphs: options.subgraphs,
     signal: options.signal,
+    // Each step's checkpoint is stored before the next step starts: a crashed or cancelled run
+    // leaves no write in flight, so resume and rollback see exactly what was done.
+    durability: 'sync' as const,
   };
 
   if (!wanted.has('events')) {

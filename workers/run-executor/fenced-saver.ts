@@ -1,0 +1,53 @@
+// A run's own view of the checkpointer. Once the run is stopped, the fence drops its writes:
+// an aborted LangGraph loop may still flush a checkpoint after its stream has rejected, and
+// that late write must not survive a rollback or land after a hand-back.
+import type { RunnableConfig } from '@langchain/core/runnables';
+import {
+  BaseCheckpointSaver,
+  type ChannelVersions,
+  type Checkpoint,
+  type CheckpointListOptions,
+  type CheckpointMetadata,
+  type CheckpointTuple,
+  type PendingWrite,
+} from '@langchain/langgraph-checkpoint';
+
+export class FencedCheckpointSaver extends BaseCheckpointSaver {
+  private fenced = false;
+
+  constructor(private readonly inner: BaseCheckpointSaver) {
+    super(inner.serde);
+  }
+
+  /** From now on, writes are dropped. */
+  fence(): void {
+    this.fenced = true;
+  }
+
+  getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    return this.inner.getTuple(config);
+  }
+
+  list(config: RunnableConfig, options?: CheckpointListOptions): AsyncGenerator<CheckpointTuple> {
+    return this.inner.list(config, options);
+  }
+
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    if (this.fenced) {
+      return { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } };
+    }
+    return this.inner.put(config, checkpoint, metadata, newVersions);
+  }
+
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    if (!this.fenced) await this.inner.putWrites(config, writes, taskId);
+  }
+
+  deleteThread(threadId: string): Promise<void> {
+    return this.inner.deleteThread(threadId);
+  }
+
+  override getNextVersion(current: number | undefined): number {
+    return this.inner.getNextVersion(current);
+  }
+}
