@@ -1,0 +1,129 @@
+// Hostile and broken inputs: each must end in a ConversionError with a clear message (or, where
+// a parser can recover, in Markdown), never in another exception or a runaway allocation.
+import { describe, expect, it } from 'vitest';
+import { convertDocument } from '../../src/convert/convert.js';
+import { inspectZip } from '../../src/convert/zip.js';
+import { ConversionError } from '../../src/errors.js';
+import { buildZip, minimalDocx, minimalPdf, readOwn, readShared } from './support.js';
+
+const MiB = 1024 * 1024;
+
+async function conversionError(attempt: Promise<unknown>): Promise<ConversionError> {
+  try {
+    await attempt;
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConversionError);
+    return err as ConversionError;
+  }
+  throw new Error('expected a ConversionError, but the conversion succeeded');
+}
+
+describe('corrupt and truncated files', () => {
+  it.each(['sample.docx', 'sample.xlsx', 'sample.pptx'])('refuses a truncated %s', async (file) => {
+    const bytes = readOwn(file);
+    const err = await conversionError(convertDocument(bytes.subarray(0, bytes.length / 2), file));
+    expect(err.message).toMatch(/corrupt or truncated/);
+  });
+
+  it('refuses a zip whose entries are garbage', async () => {
+    const bytes = buildZip([{ name: 'word/document.xml', data: Buffer.from('<<<not xml at all'), store: true }]);
+    const err = await conversionError(convertDocument(bytes, 'garbage.docx'));
+    expect(err.message).toMatch(/^garbage\.docx could not be read as a Word document: /);
+  });
+
+  it('refuses a zip entry whose checksum or data is damaged', async () => {
+    const bytes = Buffer.from(readOwn('sample.docx'));
+    bytes.fill(0x55, 200, 1200); // inside the first entries' compressed data
+    await conversionError(convertDocument(bytes, 'damaged.docx'));
+  });
+
+  it('refuses a PDF with no usable structure', async () => {
+    const err = await conversionError(convertDocument(Buffer.from('%PDF-1.7\n%%EOF\n'), 'hollow.pdf'));
+    expect(err.message).toMatch(/hollow\.pdf/);
+  });
+
+  it('still reads the intact part of a truncated PDF, or refuses it', async () => {
+    const bytes = readShared('test.pdf');
+    const outcome = await convertDocument(bytes.subarray(0, Math.floor(bytes.length * 0.6)), 'cut.pdf').then(
+      (markdown) => markdown,
+      (err: unknown) => err,
+    );
+    if (typeof outcome === 'string') expect(outcome.length).toBeGreaterThan(0);
+    else expect(outcome).toBeInstanceOf(ConversionError);
+  });
+
+  it('refuses OLE2 files full of garbage', async () => {
+    const doc = Buffer.from(readOwn('sample.doc'));
+    doc.fill(0xab, 512);
+    await conversionError(convertDocument(doc, 'garbage.doc', { soffice: false }));
+    const xls = Buffer.from(readOwn('sample.xls'));
+    xls.fill(0xab, 512);
+    await conversionError(convertDocument(xls, 'garbage.xls'));
+  });
+
+  it('treats a document without text as a failure, not an empty success', async () => {
+    const err = await conversionError(convertDocument(minimalDocx([]), 'blank.docx'));
+    expect(err.message).toBe('blank.docx contains no text that could be extracted.');
+  });
+
+  it('treats a text-less PDF as a scan: a success that says so', async () => {
+    const markdown = await convertDocument(minimalPdf([null, null]), 'scan.pdf');
+    expect(markdown).toMatch(/^> \*\*No text could be extracted from this PDF\.\*\* Its 2 pages have no text layer/);
+  });
+
+  it('marks the text-less pages of a PDF that has text elsewhere', async () => {
+    const markdown = await convertDocument(minimalPdf([['Cover letter'], null]), 'mixed.pdf');
+    expect(markdown).toMatch(/^## Page 1\n\nCover letter\n\n## Page 2\n\n\*\(No text on this page/m);
+  });
+
+  it('keeps a hostile file name out of the message', async () => {
+    const err = await conversionError(convertDocument(Buffer.from('nope'), '../../etc/\u0007evil\nname.docx'));
+    expect(err.message).toMatch(/^evil\s?name\.docx is not a PDF/);
+  });
+});
+
+describe('zip bombs', () => {
+  it('refuses a zip whose central directory declares more than the size cap', async () => {
+    // 201 MiB of zeros deflates to about 200 KiB.
+    const bomb = minimalDocx(['tiny'], [{ name: 'word/media/zeros.bin', data: Buffer.alloc(201 * MiB) }]);
+    expect(bomb.length).toBeLessThan(1 * MiB);
+    const err = await conversionError(convertDocument(bomb, 'bomb.docx'));
+    expect(err.message).toMatch(/bomb\.docx was refused: it would inflate to more than 200 MiB/);
+  });
+
+  it('refuses overlapping entries that reuse the same data many times', async () => {
+    const zip = buildZip(
+      [{ name: 'word/document.xml', data: Buffer.alloc(8 * MiB) }],
+      Array.from({ length: 30 }, (_, i) => ({ name: `word/copy${i}.xml`, target: 0 })),
+    );
+    const err = await conversionError(convertDocument(zip, 'overlap.docx'));
+    expect(err.message).toMatch(/would inflate to more than/);
+  });
+
+  it('refuses an entry that inflates past the size it declares', async () => {
+    const liar = minimalDocx(['tiny'], [{ name: 'word/media/liar.bin', data: Buffer.alloc(4 * MiB), declaredSize: 1000 }]);
+    await conversionError(convertDocument(liar, 'liar.docx'));
+  });
+
+  it('enforces a configured size cap on the real inflated size', async () => {
+    const zip = minimalDocx(['tiny'], [{ name: 'word/media/big.bin', data: Buffer.alloc(3 * MiB) }]);
+    await expect(inspectZip(zip, { maxUncompressedBytes: 2 * MiB, maxEntries: 100 }, 'big.docx')).rejects.toThrow(
+      /more than 2 MiB/,
+    );
+    await expect(inspectZip(zip, { maxUncompressedBytes: 4 * MiB, maxEntries: 100 }, 'big.docx')).resolves.toContain(
+      'word/media/big.bin',
+    );
+  });
+
+  it('refuses a zip with more entries than the cap', async () => {
+    const many = minimalDocx(
+      ['tiny'],
+      Array.from({ length: 10_001 }, (_, i) => ({ name: `word/parts/${i}.xml`, data: '', store: true })),
+    );
+    const err = await conversionError(convertDocument(many, 'many.docx'));
+    expect(err.message).toMatch(/has 10004 entries, more than the limit of 10000/);
+    await expect(convertDocument(minimalDocx(['ok']), 'few.docx', { maxZipEntries: 2 })).rejects.toThrow(
+      /more than the limit of 2/,
+    );
+  });
+});

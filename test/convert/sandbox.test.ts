@@ -1,0 +1,166 @@
+// convertInSandbox: same output as in-process, and every way a conversion can go wrong (parser
+// error, memory cap, time limit, hung LibreOffice) ends in a ConversionError while the caller's
+// process and event loop carry on. Outcomes are asserted, never durations.
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as XLSX from '@e965/xlsx';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { convertDocument } from '../../src/convert/convert.js';
+import { convertInSandbox } from '../../src/convert/sandbox.js';
+import { ConversionError } from '../../src/errors.js';
+import { readOwn, readShared } from './support.js';
+
+let scratch: string;
+let bigWorkbook: Buffer;
+
+/** A fake soffice that records its pid and then hangs, like LibreOffice on a pathological file. */
+function hangingSoffice(name: string): { command: string; pidFile: string; argsFile: string } {
+  const pidFile = path.join(scratch, `${name}.pid`);
+  const argsFile = path.join(scratch, `${name}.args`);
+  const command = path.join(scratch, `${name}.sh`);
+  const hang = `'${process.execPath}' -e 'setTimeout(() => {}, 120000)'`;
+  writeFileSync(command, `#!/bin/sh\necho "$@" > '${argsFile}'\necho $$ > '${pidFile}'\nexec ${hang}\n`);
+  chmodSync(command, 0o755);
+  return { command, pidFile, argsFile };
+}
+
+/** The temp directory the converter gave LibreOffice, read from the arguments it passed. */
+function workDirOf(argsFile: string): string {
+  const outDir = /--outdir (\S+)/.exec(readFileSync(argsFile, 'utf8'))?.[1];
+  if (!outDir) throw new Error('no --outdir in the soffice arguments');
+  return path.dirname(outDir);
+}
+
+/** Alive means present in /proc and not a zombie (a killed child may wait to be reaped). */
+function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+async function eventually(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return check();
+}
+
+async function rejection(attempt: Promise<unknown>): Promise<ConversionError> {
+  const outcome = await attempt.then(
+    () => new Error('expected the conversion to fail'),
+    (err: unknown) => err,
+  );
+  expect(outcome).toBeInstanceOf(ConversionError);
+  return outcome as ConversionError;
+}
+
+beforeAll(() => {
+  scratch = mkdtempSync(path.join(tmpdir(), 'warren-sandbox-test-'));
+  // About 240,000 cells: well within the default limits, far beyond a 32 MB heap.
+  const rows = Array.from({ length: 40_000 }, (_, r) => Array.from({ length: 6 }, (_, c) => `cell ${r}-${c} text`));
+  const workbook = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet(rows), 'Big');
+  const written: unknown = XLSX.write(workbook, { type: 'buffer', bookType: 'xlsx', compression: true });
+  if (!Buffer.isBuffer(written)) throw new Error('XLSX.write did not return a Buffer');
+  bigWorkbook = written;
+});
+
+afterAll(() => {
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('convertInSandbox', () => {
+  it('returns what convertDocument returns, and leaves the caller buffer intact', async () => {
+    const bytes = readShared('test.docx');
+    const copy = Buffer.from(bytes);
+    expect(await convertInSandbox(bytes, 'test.docx')).toBe(await convertDocument(bytes, 'test.docx'));
+    expect(bytes.equals(copy)).toBe(true);
+  });
+
+  it('runs several conversions side by side', async () => {
+    const results = await Promise.all([
+      convertInSandbox(readOwn('sample.pdf'), 'a.pdf'),
+      convertInSandbox(readOwn('sample.xlsx'), 'b.xlsx'),
+      convertInSandbox(readOwn('sample.pptx'), 'c.pptx'),
+    ]);
+    expect(results[0]).toContain('5f2c8e71-warren-docx');
+    expect(results[1]).toContain('c41d2a9e-warren-xlsx');
+    expect(results[2]).toContain('9d41b6e0-warren-ppt');
+  });
+
+  it('passes a parser failure back as the same ConversionError', async () => {
+    const bytes = readOwn('sample.docx').subarray(0, 3000);
+    const inSandbox = await rejection(convertInSandbox(bytes, 'cut.docx'));
+    const inProcess = await rejection(convertDocument(bytes, 'cut.docx'));
+    expect(inSandbox.message).toBe(inProcess.message);
+  });
+
+  it('applies the zip caps it is given', async () => {
+    const err = await rejection(convertInSandbox(readOwn('sample.docx'), 'small.docx', { maxZipEntries: 3 }));
+    expect(err.message).toMatch(/more than the limit of 3/);
+  });
+
+  it('stops a conversion that exceeds the memory cap, and the caller carries on', async () => {
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      const err = await rejection(convertInSandbox(bigWorkbook, 'big.xlsx', { maxOldGenerationSizeMb: 32 }));
+      expect(err.message).toBe('big.xlsx was not converted: it needed more than 32 MB of memory, so the conversion was stopped.');
+    } finally {
+      clearInterval(timer);
+    }
+    // The event loop kept turning while the worker churned.
+    expect(ticks).toBeGreaterThan(0);
+    expect(await convertInSandbox(bigWorkbook, 'big.xlsx')).toContain('| cell 39999-5 text |');
+  });
+
+  it('stops a conversion that runs out of time, killing the LibreOffice it started', async () => {
+    const soffice = hangingSoffice('sandbox-timeout');
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    try {
+      const err = await rejection(
+        convertInSandbox(readOwn('sample.doc'), 'slow.doc', {
+          soffice: soffice.command,
+          sofficeTimeoutMs: 600_000,
+          timeoutMs: 1500,
+        }),
+      );
+      expect(err.message).toBe('slow.doc was not converted: it took longer than 1.5 s, so the conversion was stopped.');
+    } finally {
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(0);
+    const pid = Number(readFileSync(soffice.pidFile, 'utf8'));
+    expect(pid).toBeGreaterThan(0);
+    expect(await eventually(() => !isAlive(pid))).toBe(true);
+    // The worker died before its own cleanup could run; the sandbox removed the temp dir.
+    const workDir = workDirOf(soffice.argsFile);
+    expect(workDir).toMatch(/warren-soffice-/);
+    expect(await eventually(() => !existsSync(workDir))).toBe(true);
+  });
+
+  it('times out and kills a hung LibreOffice in-process too', async () => {
+    const soffice = hangingSoffice('inprocess-timeout');
+    const err = await rejection(
+      convertDocument(readOwn('sample.ppt'), 'slow.ppt', { soffice: soffice.command, sofficeTimeoutMs: 500 }),
+    );
+    expect(err.message).toMatch(/^slow\.ppt was not converted: LibreOffice took longer than/);
+    const pid = Number(readFileSync(soffice.pidFile, 'utf8'));
+    expect(await eventually(() => !isAlive(pid))).toBe(true);
+    expect(existsSync(workDirOf(soffice.argsFile))).toBe(false);
+  });
+
+  it('reports a missing LibreOffice binary clearly', async () => {
+    const err = await rejection(
+      convertDocument(readOwn('sample.ppt'), 'x.ppt', { soffice: path.join(scratch, 'no-such-soffice') }),
+    );
+    expect(err.message).toMatch(/LibreOffice could not be started/);
+  });
+});
