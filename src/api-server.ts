@@ -4,13 +4,20 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { EnvConfig } from './config/env.js';
 import type { LoadedConfig } from './config/load-config.js';
+import { createExtensionsStore, resolveSkillsDir } from './config/extensions.js';
+import { PROJECT_SKILLS_DIR } from './config/paths.js';
+import { DEFAULT_UPLOAD_LIMITS, type GatewaySettings } from './gateway/gateway-deps.js';
+import { gatewayRoutes } from './gateway/gateway.plugin.js';
 import { createGraphRegistry } from './graphs/registry.js';
 import { createLogger } from './logger.js';
+import { createWarrenMetrics } from './metrics/warren-metrics.js';
+import { publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { connectRedis } from './store/redis.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { TERMINAL_RUN_STATUSES } from './store/records.js';
 import { createStores } from './store/stores.js';
+import { createThreadFiles } from './store/thread-files.js';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -24,9 +31,11 @@ export interface ApiServerOptions {
   /** Test hooks: shorter heartbeats and keep-alives. */
   heartbeatMs?: number;
   keepAliveMs?: number;
+  /** Test hook: other upload limits or conversion settings. */
+  gateway?: Partial<GatewaySettings>;
 }
 
-export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs }: ApiServerOptions): Promise<ApiServer> {
+export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
   const log = createLogger(env.logLevel, 'warren-api');
   const redis = connectRedis(env.redisUrl, 'api', log);
@@ -43,16 +52,30 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs }:
     onError: (err) => log.warn({ err }, 'run stream reader error'),
   });
 
+  const gatewayDeps = {
+    config,
+    files: createThreadFiles(env.home),
+    extensions: createExtensionsStore(env.extensionsConfigPath),
+    skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
+    announceExtensionsChanged: () => publishConfigChanged(redis.command, { what: 'extensions' }),
+    settings: { uploads: DEFAULT_UPLOAD_LIMITS, conversion: {}, maxConcurrentConversions: 2, ...gateway },
+  };
+
+  const metrics = createWarrenMetrics(redis.command, dispatcher.queue);
   const app = await buildApp({
     config,
+    metrics: () => metrics.registry.render(),
+    instanceId: env.instanceId,
     logLevel: env.logLevel,
     redisReady: () => redis.command.status === 'ready',
+    gateway: (scope) => gatewayRoutes(scope, gatewayDeps),
     runtime: {
       stores,
       graphs,
       dispatcher,
       hub,
       redis: redis.command,
+      metrics,
       settings: {
         heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,
         keepAliveMs: keepAliveMs ?? 1000,

@@ -1,12 +1,12 @@
 // buildApp(deps): the HTTP plumbing, then the runtime and gateway route groups. It never
 // listens; src/main.ts (and the tests) decide that.
 import websocket from '@fastify/websocket';
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { AppConfig } from './config/app-config.schemas.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerCors } from './http/plugins/cors.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
-import { genRequestId, REQUEST_ID_HEADER } from './http/request-id.js';
+import { genRequestId, INSTANCE_HEADER, REQUEST_ID_HEADER } from './http/request-id.js';
 import { systemRoutes } from './http/system.routes.js';
 import { loggerOptions } from './logger.js';
 import { runtimeRoutes } from './runtime/runtime.plugin.js';
@@ -19,9 +19,18 @@ export interface AppDeps {
   /** Registers the gateway route group (mounted at /api). */
   gateway?: (app: FastifyInstance) => Promise<void>;
   redisReady: () => boolean;
+  /** Renders /metrics. */
+  metrics: () => Promise<string>;
   logLevel: string;
+  /** Names this API process in the `X-Warren-Instance` header (which replica served a request). */
+  instanceId: string;
   /** JSON bodies above this size get 413. */
   bodyLimitBytes?: number;
+}
+
+/** Fastify's answer to a URL it cannot decode, in our `{detail}` shape. */
+function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  void reply.code(400).send({ detail: 'The URL is not validly percent-encoded.' });
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -33,6 +42,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
+    // Ids may be 128 characters (find-my-way's default cap of 100 would answer 414, not 422),
+    // and upload file names up to 255 bytes, percent-encoded.
+    routerOptions: { maxParamLength: 1024 },
+    // A URL with malformed percent-encoding (`%c0%ae`) never reaches a route: answer it as {detail} too.
+    frameworkErrors: badUrl,
     forceCloseConnections: 'idle',
     ajv: {
       customOptions: {
@@ -47,14 +61,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
-  app.addHook('onSend', async (request, reply) => {
+  // Set early (onRequest), so hijacked streaming replies carry them too.
+  app.addHook('onRequest', async (request, reply) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
+    void reply.header(INSTANCE_HEADER, deps.instanceId);
   });
   await registerCors(app, deps.config.cors);
   await registerOpenApi(app, VERSION);
   await app.register(websocket, { options: { maxPayload: 10 * 1024 * 1024 } });
 
-  await app.register(systemRoutes, { version: VERSION, redisReady: deps.redisReady, graphs: () => deps.runtime.graphs.ids() });
+  await app.register(systemRoutes, {
+    version: VERSION,
+    redisReady: deps.redisReady,
+    graphs: () => deps.runtime.graphs.ids(),
+    metrics: deps.metrics,
+  });
   await app.register(async (scope) => runtimeRoutes(scope, deps.runtime), { prefix: '/api/langgraph' });
   if (deps.gateway) {
     const gateway = deps.gateway;

@@ -66,6 +66,24 @@ export const SubagentsConfigSchema = Type.Object({
   timeout_seconds: Type.Integer({ minimum: 1, default: 900 }),
 });
 
+export const WebConfigSchema = Type.Object({
+  /** `web_fetch`: URL to Markdown. */
+  fetch_enabled: Type.Boolean({ default: true }),
+  fetch_timeout_seconds: Type.Integer({ minimum: 1, default: 20 }),
+  fetch_max_bytes: Type.Integer({ minimum: 1024, default: 5 * 1024 * 1024 }),
+  /** Let web_fetch reach loopback and private addresses (off: the agent cannot probe your network). */
+  fetch_allow_private_networks: Type.Boolean({ default: false }),
+  /** `web_search`: off unless a provider is configured. */
+  search_enabled: Type.Boolean({ default: false }),
+  search_provider: Type.Union([Type.Literal('tavily'), Type.Literal('searxng')], { default: 'tavily' }),
+  /** Tavily API key (or `$TAVILY_API_KEY`), read when a search runs. */
+  search_api_key: Type.Optional(Type.String()),
+  /** Tavily endpoint (default https://api.tavily.com/search) or the SearXNG base URL. */
+  search_url: Type.Optional(Type.String()),
+  search_max_results: Type.Integer({ minimum: 1, maximum: 50, default: 5 }),
+});
+export type WebConfig = Static<typeof WebConfigSchema>;
+
 export const RuntimeConfigSchema = Type.Object({
   /** Steps a run may take when the client sends no `config.recursion_limit`. */
   default_recursion_limit: Type.Integer({ minimum: 1, default: 25 }),
@@ -93,6 +111,7 @@ export const AppConfigSchema = Type.Object(
     title: withDefault(TitleConfigSchema),
     summarization: withDefault(SummarizationConfigSchema),
     subagents: withDefault(SubagentsConfigSchema),
+    web: withDefault(WebConfigSchema),
     runtime: withDefault(RuntimeConfigSchema),
     cors: withDefault(CorsConfigSchema),
   },

@@ -1,4 +1,5 @@
 // The process configuration from the environment: read once, validated, frozen.
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -25,6 +26,8 @@ export const EnvConfigSchema = Type.Object({
   queueName: Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }),
   /** Runs one worker process executes at once. */
   workerConcurrency: Type.Integer({ minimum: 1, maximum: 256 }),
+  /** This process's name in logs and the X-Warren-Instance header. */
+  instanceId: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' }),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -39,6 +42,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     logLevel: env.LOG_LEVEL ?? 'info',
     queueName: env.WARREN_QUEUE ?? 'runs',
     workerConcurrency: Number(env.WARREN_WORKER_CONCURRENCY ?? 8),
+    instanceId: env.WARREN_INSTANCE_ID ?? `${hostname()}-${process.pid}`,
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -50,6 +54,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       logLevel: 'LOG_LEVEL',
       queueName: 'WARREN_QUEUE',
       workerConcurrency: 'WARREN_WORKER_CONCURRENCY',
+      instanceId: 'WARREN_INSTANCE_ID',
     };
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {
       const key = e.instancePath.replace(/^\//, '');

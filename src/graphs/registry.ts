@@ -6,6 +6,8 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { Logger } from 'pino';
 import type { Pregel } from '@langchain/langgraph/pregel';
 import type { AppConfig } from '../config/app-config.schemas.js';
 import { PROJECT_ROOT } from '../config/paths.js';
@@ -22,10 +24,26 @@ const BUILTINS: Record<string, string> = {
   lead_agent: 'workers/agent/lead-agent:leadAgentGraph',
 };
 
+/**
+ * What a running graph may use from its process. Workers provide these; the API only reads
+ * state, so it can leave them out.
+ */
+export interface GraphServices {
+  /** WARREN_HOME: threads' user-data folders. */
+  home: string;
+  /** Folder holding `public/` and `custom/` skills. */
+  skillsDir: string;
+  extensionsConfigPath: string;
+  /** Tools of the enabled MCP servers, cached per process. */
+  mcpTools?: () => Promise<StructuredToolInterface[]>;
+  log: Logger;
+}
+
 export interface GraphContext {
   checkpointer: BaseCheckpointSaver;
   /** Handed to graph factories as their second argument (the built-in agent reads models from it). */
   appConfig: AppConfig;
+  services?: GraphServices;
 }
 
 export interface GraphRegistry {

@@ -4,6 +4,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
+/** Which API replica answered: for operators following a client across replicas. */
+export const INSTANCE_HEADER = 'x-warren-instance';
 const SAFE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function genRequestId(req: IncomingMessage): string {

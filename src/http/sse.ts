@@ -34,7 +34,6 @@ export function openSse(
     'Cache-Control': 'no-cache',
     Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',
-    'X-Request-Id': String(reply.request.id),
     ...options.headers,
   });
   raw.flushHeaders?.();

@@ -7,6 +7,8 @@ export interface SystemRoutesOptions {
   /** True when Redis answers; /ok reports it without failing liveness on a blip. */
   redisReady: () => boolean;
   graphs: () => string[];
+  /** Prometheus text for /metrics. */
+  metrics: () => Promise<string>;
 }
 
 export async function systemRoutes(app: FastifyInstance, opts: SystemRoutesOptions): Promise<void> {
@@ -20,6 +22,11 @@ export async function systemRoutes(app: FastifyInstance, opts: SystemRoutesOptio
     },
     async () => ({ ok: true, redis: opts.redisReady() }),
   );
+
+  app.get('/metrics', { schema: { tags: ['system'], response: { 200: Type.String() } } }, async (_req, reply) => {
+    void reply.type('text/plain; version=0.0.4; charset=utf-8');
+    return opts.metrics();
+  });
 
   app.get(
     '/info',

@@ -3,6 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import { openSse } from '../http/sse.js';
 import type { RunsService } from './runs.service.js';
+import type { RuntimeDeps } from './runtime-deps.js';
 
 export interface RelayTarget {
   threadId: string;
@@ -13,17 +14,31 @@ export interface RelayTarget {
   headers: Record<string, string>;
 }
 
-export async function relaySse(reply: FastifyReply, runs: RunsService, target: RelayTarget, heartbeatMs: number): Promise<void> {
+/** The ms part of a stream id is when the worker appended the entry. */
+export const appendedAt = (id: string): number => Number(id.slice(0, id.indexOf('-')));
+
+export async function relaySse(
+  reply: FastifyReply,
+  runs: RunsService,
+  target: RelayTarget,
+  heartbeatMs: number,
+  metrics: RuntimeDeps['metrics'],
+): Promise<void> {
   const sse = openSse(reply, { headers: target.headers, heartbeatMs });
+  metrics.openConnections.add(1, { transport: 'sse' });
   let finished = false;
   const unsubscribe = runs.follow(target.threadId, target.runId, target.afterId, {
-    onEntry: (entry) => void sse.send(entry.event, entry.data, entry.id),
+    onEntry: (entry) => {
+      sse.send(entry.event, entry.data, entry.id);
+      metrics.relayLagSeconds.observe(Math.max(0, Date.now() - appendedAt(entry.id)) / 1000);
+    },
     onDone: () => {
       finished = true;
       sse.end();
     },
   });
   await sse.done;
+  metrics.openConnections.add(-1, { transport: 'sse' });
   unsubscribe();
   if (!finished && target.cancelOnDisconnect) await cancelIfRunning(reply, runs, target);
 }
@@ -42,7 +57,6 @@ export async function relayResult(
     'Content-Type': 'application/json',
     'Cache-Control': 'no-cache',
     'X-Accel-Buffering': 'no',
-    'X-Request-Id': String(reply.request.id),
     ...target.headers,
   });
   const keepAlive = setInterval(() => raw.write('\n'), keepAliveMs);

@@ -53,6 +53,7 @@ export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promis
         headers: locationHeaders(created),
       },
       heartbeatMs,
+      deps.metrics,
     );
   };
 
@@ -178,6 +179,7 @@ export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promis
         headers: { 'Content-Location': `/threads/${threadId}/runs/${runId}`, Location: `/threads/${threadId}/runs/${runId}/stream` },
       },
       heartbeatMs,
+      deps.metrics,
     );
   };
 

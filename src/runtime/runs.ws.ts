@@ -11,6 +11,7 @@ import { isWarrenError } from '../errors.js';
 import { isStreamCursor } from '../store/run-stream.js';
 import { ThreadParamsSchema, IdSchema, type ThreadParams } from './common.schemas.js';
 import { RunCreateSchema } from './runs.schemas.js';
+import { appendedAt } from './run-relay.js';
 import { createRunsService } from './runs.service.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 
@@ -37,6 +38,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
       let finished = false;
       // Only the connection that started a run cancels it on close, and only if it asked to.
       let cancelOnClose = false;
+      deps.metrics.openConnections.add(1, { transport: 'websocket' });
 
       const send = (payload: unknown) => {
         if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(payload));
@@ -56,6 +58,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
               data = entry.data;
             }
             send({ event: entry.event, data, id: entry.id });
+            deps.metrics.relayLagSeconds.observe(Math.max(0, Date.now() - appendedAt(entry.id)) / 1000);
           },
           onDone: () => {
             finished = true;
@@ -99,6 +102,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
       });
 
       socket.on('close', () => {
+        deps.metrics.openConnections.add(-1, { transport: 'websocket' });
         unsubscribe?.();
         const id = runId;
         if (id && !finished && cancelOnClose) {

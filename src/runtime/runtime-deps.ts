@@ -1,6 +1,7 @@
 // What the runtime route groups are handed by buildApp: the stores and little else.
 import type { Redis } from 'ioredis';
 import type { GraphRegistry } from '../graphs/registry.js';
+import type { WarrenMetrics } from '../metrics/warren-metrics.js';
 import type { RunDispatcher } from '../queue/run-queue.js';
 import type { RunStreamHub } from '../store/run-stream-hub.js';
 import type { Stores } from '../store/stores.js';
@@ -19,4 +20,5 @@ export interface RuntimeDeps {
   /** For publishing cancel signals. */
   redis: Redis;
   settings: RuntimeSettings;
+  metrics: Pick<WarrenMetrics, 'openConnections' | 'relayLagSeconds'>;
 }

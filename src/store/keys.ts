@@ -54,6 +54,10 @@ export const keys = {
   /** Channel: configuration changed (`config.yaml` or `extensions_config.json`). */
   configChangedChannel: () => `${KEY_PREFIX}:control:config-changed`,
 
+  // ── metrics ─────────────────────────────────────────────────────────────────────────────
+  /** Hash: final run status → count, across all workers. */
+  runsByStatus: () => `${KEY_PREFIX}:metrics:runs-by-status`,
+
   // ── BullMQ ──────────────────────────────────────────────────────────────────────────────
   /** BullMQ's own key prefix; it appends `:<queue>:<suffix>` itself. */
   bullPrefix: () => `${KEY_PREFIX}:bull`,

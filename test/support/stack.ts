@@ -55,6 +55,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     logLevel: process.env.WARREN_TEST_LOG_LEVEL ?? 'silent',
     queueName: `test-${randomUUID().slice(0, 8)}`,
     workerConcurrency: 4,
+    instanceId: 'test-api',
   } as EnvConfig;
   const loaded = loadAppConfig({ WARREN_CONFIG: configFile });
   const api = await createApiServer({

@@ -1,0 +1,18 @@
+// Schemas shared by the gateway route groups.
+import { Type, type Static } from 'typebox';
+import { THREAD_ID_PATTERN } from '../store/thread-files.js';
+
+export const ThreadParamsSchema = Type.Object({ thread_id: Type.String({ pattern: THREAD_ID_PATTERN }) });
+export type ThreadParams = Static<typeof ThreadParamsSchema>;
+
+export const ErrorSchema = Type.Object({ detail: Type.String() });
+
+export const SuccessSchema = Type.Object({ success: Type.Boolean(), message: Type.String() });
+export type Success = Static<typeof SuccessSchema>;
+
+/** The usual error answers, for the OpenAPI document. */
+export const errorResponses = {
+  400: ErrorSchema,
+  404: ErrorSchema,
+  422: ErrorSchema,
+} as const;

@@ -1,0 +1,41 @@
+// What buildApp hands the gateway route group: configuration, the file stores and a way to tell
+// every process that extensions_config.json changed. No Redis client: the composition root
+// (api-server.ts) wires the announcement.
+import type { AppConfig } from '../config/app-config.schemas.js';
+import type { ExtensionsStore } from '../config/extensions.js';
+import type { SandboxLimits } from '../convert/sandbox.js';
+import type { ThreadFiles } from '../store/thread-files.js';
+
+export interface UploadLimits {
+  /** Files in one request. */
+  maxFiles: number;
+  /** Bytes of one file. */
+  maxFileBytes: number;
+  /** Bytes of all files of one request. */
+  maxRequestBytes: number;
+}
+
+export const DEFAULT_UPLOAD_LIMITS: UploadLimits = Object.freeze({
+  maxFiles: 10,
+  maxFileBytes: 50 * 1024 * 1024,
+  maxRequestBytes: 100 * 1024 * 1024,
+});
+
+export interface GatewaySettings {
+  uploads: UploadLimits;
+  /** Memory, time and LibreOffice settings for document conversion. */
+  conversion: SandboxLimits;
+  /** Conversions running at once in this process; more wait their turn. */
+  maxConcurrentConversions: number;
+}
+
+export interface GatewayDeps {
+  config: AppConfig;
+  files: ThreadFiles;
+  extensions: ExtensionsStore;
+  /** Folder holding `public/` and `custom/` skills. */
+  skillsDir: string;
+  /** Tells every API and worker process to reload extensions_config.json. */
+  announceExtensionsChanged: () => Promise<void>;
+  settings: GatewaySettings;
+}

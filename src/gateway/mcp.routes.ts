@@ -1,0 +1,22 @@
+// /api/mcp/config: read (masked) and replace the MCP server configuration.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { errorResponses, SuccessSchema } from './common.schemas.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import { McpConfigSchema } from './mcp.schemas.js';
+import { createMcpService } from './mcp.service.js';
+
+const tags = ['mcp'];
+
+export async function mcpRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const mcp = createMcpService(deps);
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.get('/mcp/config', { schema: { tags, response: { 200: McpConfigSchema } } }, async () => mcp.get());
+
+  r.put(
+    '/mcp/config',
+    { schema: { tags, body: McpConfigSchema, response: { 200: SuccessSchema, ...errorResponses } } },
+    async (req) => mcp.replace(req.body),
+  );
+}

@@ -1,0 +1,121 @@
+// Skills: folders under skills/{public,custom}/ with a SKILL.md. The enabled state lives in
+// extensions_config.json (a skill is enabled unless it says otherwise); every change is announced
+// so workers reload. Installing unpacks into a temporary folder that is renamed into place.
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { MultipartFile } from '@fastify/multipart';
+import type { FastifyBaseLogger } from 'fastify';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import { scanSkills, SKILL_CATEGORIES, type SkillRecord } from '../skills/catalog.js';
+import { parseSkillManifest, type SkillManifest } from '../skills/manifest.js';
+import { tempPathIn } from '../store/thread-files.js';
+import type { Success } from './common.schemas.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import { openSkillArchive } from './skill-archive.js';
+import type { SkillDetail, SkillInstallResult, SkillList, SkillSummary } from './skills.schemas.js';
+
+export const MAX_SKILL_ARCHIVE_BYTES = 50 * 1024 * 1024;
+
+type SkillsDeps = Pick<GatewayDeps, 'skillsDir' | 'extensions' | 'announceExtensionsChanged'>;
+
+function errorCode(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException).code;
+}
+
+function scan(skillsDir: string, log: FastifyBaseLogger): Promise<SkillRecord[]> {
+  return scanSkills(skillsDir, (skill, err) => log.warn({ err, skill }, 'skill skipped: unreadable SKILL.md'));
+}
+
+export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
+  const enabledStates = async () => (await deps.extensions.read()).skills;
+  const summary = (skill: SkillRecord, states: Record<string, { enabled: boolean }>): SkillSummary => ({
+    name: skill.name,
+    display_name: skill.displayName,
+    description: skill.description,
+    enabled: states[skill.name]?.enabled ?? true,
+    license: skill.license,
+    path: skill.path,
+  });
+  const find = async (name: string): Promise<SkillRecord> => {
+    const skill = (await scan(deps.skillsDir, log)).find((s) => s.name === name);
+    if (!skill) throw new NotFoundError(`Skill '${name}' not found.`);
+    return skill;
+  };
+
+  return {
+    async list(): Promise<SkillList> {
+      const [skills, states] = await Promise.all([scan(deps.skillsDir, log), enabledStates()]);
+      return { skills: skills.map((s) => summary(s, states)) };
+    },
+
+    async get(name: string): Promise<SkillDetail> {
+      const skill = await find(name);
+      return { ...summary(skill, await enabledStates()), allowed_tools: skill.allowedTools, content: skill.content };
+    },
+
+    async setEnabled(name: string, enabled: boolean): Promise<Success> {
+      await find(name);
+      await deps.extensions.update((config) => {
+        config.skills[name] = { enabled };
+      });
+      await deps.announceExtensionsChanged();
+      return { success: true, message: `Skill '${name}' ${enabled ? 'enabled' : 'disabled'}.` };
+    },
+
+    /** Installs the `.skill` archive of a multipart part into skills/custom/<name>. */
+    async install(part: MultipartFile | undefined): Promise<SkillInstallResult> {
+      if (!part) throw new BadRequestError('No file was sent: send the .skill archive in a multipart part named "file".');
+      if (part.fieldname !== 'file') {
+        part.file.resume();
+        throw new BadRequestError(`Unexpected part "${part.fieldname}": send the .skill archive in a part named "file".`);
+      }
+      const customDir = path.join(deps.skillsDir, 'custom');
+      await mkdir(customDir, { recursive: true });
+      // The work folder sits beside its destination, so the final rename stays on one filesystem.
+      const work = tempPathIn(customDir);
+      await mkdir(work);
+      let installed: SkillManifest;
+      try {
+        const archivePath = path.join(work, 'archive.skill');
+        await pipeline(part.file, createWriteStream(archivePath, { flags: 'wx' }));
+        if (part.file.truncated) throw new BadRequestError(`Invalid skill archive: it is larger than ${MAX_SKILL_ARCHIVE_BYTES / (1024 * 1024)} MiB.`);
+        installed = await unpack(archivePath, work, customDir, deps.skillsDir, log);
+      } finally {
+        await rm(work, { recursive: true, force: true });
+      }
+      await deps.announceExtensionsChanged();
+      const skill = { name: installed.name, display_name: installed.displayName, path: `custom/${installed.name}` };
+      return { success: true, message: `Skill '${installed.name}' installed.`, skill };
+    },
+  };
+}
+
+async function unpack(archivePath: string, work: string, customDir: string, skillsDir: string, log: FastifyBaseLogger): Promise<SkillManifest> {
+  const archive = await openSkillArchive(archivePath);
+  try {
+    const manifest = parseSkillManifest(archive.manifestText);
+    const taken = (await scan(skillsDir, log)).some((s) => s.name === manifest.name);
+    const destination = path.join(customDir, manifest.name);
+    const folderTaken = await Promise.all(
+      SKILL_CATEGORIES.map((c) => stat(path.join(skillsDir, c, manifest.name)).then(() => true, () => false)),
+    );
+    if (taken || folderTaken.includes(true)) throw new ConflictError(`A skill named '${manifest.name}' already exists.`);
+    const unpacked = path.join(work, 'skill');
+    await mkdir(unpacked);
+    await archive.extractTo(unpacked);
+    try {
+      await rename(unpacked, destination);
+    } catch (err) {
+      // Another install of the same name won the race.
+      if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTEMPTY') {
+        throw new ConflictError(`A skill named '${manifest.name}' already exists.`);
+      }
+      throw err;
+    }
+    return manifest;
+  } finally {
+    archive.close();
+  }
+}

@@ -1,0 +1,28 @@
+// DELETE /api/threads/{thread_id}: removes the thread's local files. A failure answers a fixed
+// 500 body (the spec's), and the error goes to the log only.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { ErrorSchema, SuccessSchema, ThreadParamsSchema } from './common.schemas.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import { createThreadCleanupService } from './threads.service.js';
+
+const tags = ['threads'];
+export const CLEANUP_FAILED = 'Failed to delete local thread data.';
+
+export async function threadCleanupRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const cleanup = createThreadCleanupService(deps.files);
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+
+  r.delete(
+    '/threads/:thread_id',
+    { schema: { tags, params: ThreadParamsSchema, response: { 200: SuccessSchema, 422: ErrorSchema, 500: ErrorSchema } } },
+    async (req, reply) => {
+      try {
+        return await cleanup.remove(req.params.thread_id);
+      } catch (err) {
+        req.log.error({ err, thread_id: req.params.thread_id }, 'thread cleanup failed');
+        return reply.code(500).send({ detail: CLEANUP_FAILED });
+      }
+    },
+  );
+}

@@ -1,0 +1,42 @@
+// /api/threads/{thread_id}/uploads: upload (multipart `files`), list, delete.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { ErrorSchema, errorResponses, SuccessSchema, ThreadParamsSchema } from './common.schemas.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import { multipartOptions } from './upload-receiver.js';
+import { UploadFileParamsSchema, UploadListSchema, UploadResultSchema } from './uploads.schemas.js';
+import { createUploadsService } from './uploads.service.js';
+
+const tags = ['uploads'];
+
+export async function uploadRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const uploads = createUploadsService(deps, app.log);
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const limits = deps.settings.uploads;
+
+  r.post(
+    '/threads/:thread_id/uploads',
+    {
+      schema: {
+        tags,
+        consumes: ['multipart/form-data'],
+        description: `Multipart part \`files\`, one or more. At most ${limits.maxFiles} files, ${limits.maxFileBytes} bytes each, ${limits.maxRequestBytes} in all (413 beyond).`,
+        params: ThreadParamsSchema,
+        response: { 200: UploadResultSchema, 413: ErrorSchema, ...errorResponses },
+      },
+    },
+    async (req) => uploads.upload(req.params.thread_id, req.parts(multipartOptions(limits))),
+  );
+
+  r.get(
+    '/threads/:thread_id/uploads/list',
+    { schema: { tags, params: ThreadParamsSchema, response: { 200: UploadListSchema, ...errorResponses } } },
+    async (req) => uploads.list(req.params.thread_id),
+  );
+
+  r.delete(
+    '/threads/:thread_id/uploads/:filename',
+    { schema: { tags, params: UploadFileParamsSchema, response: { 200: SuccessSchema, 403: ErrorSchema, ...errorResponses } } },
+    async (req) => uploads.remove(req.params.thread_id, req.params.filename),
+  );
+}

@@ -1,0 +1,48 @@
+// /api/threads/{thread_id}/uploads: upload, list and delete a thread's files.
+import { Type, type Static } from 'typebox';
+import { THREAD_ID_PATTERN } from '../store/thread-files.js';
+
+export const UploadedFileSchema = Type.Object({
+  filename: Type.String(),
+  size: Type.Integer(),
+  /** `.warren/threads/{id}/user-data/uploads/<name>` */
+  path: Type.String(),
+  /** `/mnt/user-data/uploads/<name>`, where the agent sees it. */
+  virtual_path: Type.String(),
+  artifact_url: Type.String(),
+  markdown_file: Type.Optional(Type.String()),
+  markdown_path: Type.Optional(Type.String()),
+  markdown_virtual_path: Type.Optional(Type.String()),
+  markdown_artifact_url: Type.Optional(Type.String()),
+  /** Why a document was not converted. */
+  message: Type.Optional(Type.String()),
+});
+export type UploadedFile = Static<typeof UploadedFileSchema>;
+
+export const UploadResultSchema = Type.Object({
+  success: Type.Boolean(),
+  files: Type.Array(UploadedFileSchema),
+  message: Type.String(),
+});
+export type UploadResult = Static<typeof UploadResultSchema>;
+
+export const UploadListEntrySchema = Type.Object({
+  filename: Type.String(),
+  size: Type.Integer(),
+  path: Type.String(),
+  virtual_path: Type.String(),
+  artifact_url: Type.String(),
+  /** With its dot (`.pdf`); empty when the name has none. */
+  extension: Type.String(),
+  /** Modification time, seconds since the epoch (fractional). */
+  modified: Type.Number(),
+});
+export type UploadListEntry = Static<typeof UploadListEntrySchema>;
+
+export const UploadListSchema = Type.Object({ files: Type.Array(UploadListEntrySchema), count: Type.Integer() });
+export type UploadList = Static<typeof UploadListSchema>;
+
+export const UploadFileParamsSchema = Type.Object({
+  thread_id: Type.String({ pattern: THREAD_ID_PATTERN }),
+  filename: Type.String({ maxLength: 1024 }),
+});

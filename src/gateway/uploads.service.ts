@@ -1,0 +1,157 @@
+// Uploads: files land in the thread's uploads folder (temporary names, renamed once the whole
+// request is in), then each PDF or Office document is converted to Markdown in the conversion
+// sandbox. A failed conversion never fails the upload: the entry says why instead.
+import { lstat, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Multipart } from '@fastify/multipart';
+import type { FastifyBaseLogger } from 'fastify';
+import { CONVERTIBLE_EXTENSIONS } from '../convert/convert.js';
+import { convertInSandbox } from '../convert/sandbox.js';
+import { BadRequestError, ConflictError, ConversionError, NotFoundError } from '../errors.js';
+import { fileNameProblem, isTempName, virtualPath, writeFileAtomic } from '../store/thread-files.js';
+import type { Success } from './common.schemas.js';
+import { createKeyedLock, createLimiter } from './concurrency.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import { readConversionIndex, writeConversionIndex, type ConversionIndex } from '../store/upload-index.js';
+import { dropConversionsOf, isConvertible, markdownNameFor } from './upload-conversions.js';
+import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
+import type { UploadedFile, UploadList, UploadResult } from './uploads.schemas.js';
+
+type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings'>;
+type Conversion = { markdown: string } | { message: string };
+
+export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) {
+  const { files, settings } = deps;
+  const threadLock = createKeyedLock();
+  const conversions = createLimiter(settings.maxConcurrentConversions);
+
+  const describe = (threadId: string, name: string) => {
+    const virtual = virtualPath('uploads', name);
+    return {
+      path: files.displayPath(threadId, 'uploads', name),
+      virtual_path: virtual,
+      artifact_url: `/api/threads/${threadId}/artifacts${virtual.split('/').map(encodeURIComponent).join('/')}`,
+    };
+  };
+
+  /** Converts the stored uploads (in parallel, within the limiter): Markdown or the reason why not. */
+  async function convertAll(dir: string, names: string[]): Promise<Map<string, Conversion>> {
+    const outcomes = await Promise.all(
+      names.map(async (name): Promise<[string, Conversion]> => {
+        try {
+          const markdown = await conversions.run(async () => convertInSandbox(await readFile(path.join(dir, name)), name, settings.conversion));
+          return [name, { markdown }];
+        } catch (err) {
+          if (!(err instanceof ConversionError)) throw err;
+          return [name, { message: err.message }];
+        }
+      }),
+    );
+    return new Map(outcomes);
+  }
+
+  /** Writes one document's Markdown under a name no other upload owns; returns that name or why not. */
+  async function place(dir: string, source: string, markdown: string, index: ConversionIndex, isUpload: (n: string) => boolean) {
+    const mdName = markdownNameFor(source, index, isUpload);
+    if (!mdName) return { message: `${source} was not converted: both of its Markdown names are taken by other uploads.` };
+    await writeFileAtomic(path.join(dir, mdName), markdown);
+    index.set(mdName, source);
+    return { markdown_file: mdName };
+  }
+
+  async function store(threadId: string, dir: string, received: ReceivedFile[]): Promise<UploadResult> {
+    // A name sent twice in one request: the last one wins, like a re-upload.
+    const byName = new Map<string, ReceivedFile>();
+    for (const file of received) {
+      const earlier = byName.get(file.filename);
+      if (earlier) await rm(earlier.tempPath, { force: true });
+      byName.set(file.filename, file);
+    }
+    const present = new Set((await readdir(dir)).filter((n) => !isTempName(n)));
+    for (const name of byName.keys()) {
+      // Checked before anything is renamed, so a refusal keeps nothing of the request.
+      if (present.has(name) && (await lstat(path.join(dir, name))).isDirectory()) {
+        throw new ConflictError(`The thread's uploads already hold a folder named ${name}.`);
+      }
+    }
+    for (const file of byName.values()) await rename(file.tempPath, path.join(dir, file.filename));
+    for (const name of byName.keys()) present.add(name);
+    const index = await readConversionIndex(files, threadId);
+    // What was just uploaded is an upload now, even if a conversion had that name before.
+    for (const name of byName.keys()) index.delete(name);
+    const isUpload = (name: string) => present.has(name) && !index.has(name);
+    const documents = [...byName.keys()].filter((name) => isConvertible(name, CONVERTIBLE_EXTENSIONS));
+    const converted = await convertAll(dir, documents);
+
+    const entries: UploadedFile[] = [];
+    const notes: string[] = [];
+    for (const file of byName.values()) {
+      const entry: UploadedFile = { filename: file.filename, size: file.size, ...describe(threadId, file.filename) };
+      const conversion = converted.get(file.filename);
+      if (conversion) {
+        const outcome = 'markdown' in conversion ? await place(dir, file.filename, conversion.markdown, index, isUpload) : conversion;
+        // An older conversion of a previous version of this file would now be wrong.
+        await dropConversionsOf(dir, index, file.filename, 'markdown_file' in outcome ? outcome.markdown_file : undefined);
+        if ('markdown_file' in outcome) {
+          const md = describe(threadId, outcome.markdown_file);
+          Object.assign(entry, { markdown_file: outcome.markdown_file, markdown_path: md.path, markdown_virtual_path: md.virtual_path, markdown_artifact_url: md.artifact_url });
+        } else {
+          log.info({ thread_id: threadId, filename: file.filename, reason: outcome.message }, 'upload not converted');
+          entry.message = outcome.message;
+          notes.push(outcome.message);
+        }
+      }
+      entries.push(entry);
+    }
+    await writeConversionIndex(files, threadId, index);
+    const count = `Uploaded ${entries.length} file${entries.length === 1 ? '' : 's'}.`;
+    return { success: true, files: entries, message: [count, ...notes].join(' ') };
+  }
+
+  return {
+    async upload(threadId: string, parts: AsyncIterable<Multipart>): Promise<UploadResult> {
+      const dir = await files.ensureArea(threadId, 'uploads');
+      const received = await receiveUploads(parts, dir, settings.uploads);
+      return threadLock.run(threadId, async () => {
+        try {
+          return await store(threadId, dir, received);
+        } finally {
+          // Renamed files are gone from their temporary names; anything else must not linger.
+          await Promise.all(received.map((f) => rm(f.tempPath, { force: true })));
+        }
+      });
+    },
+
+    async list(threadId: string): Promise<UploadList> {
+      const found = await files.listFiles(threadId, 'uploads');
+      const entries = found.map((f) => ({
+        filename: f.name,
+        size: f.size,
+        ...describe(threadId, f.name),
+        extension: path.extname(f.name).toLowerCase(),
+        modified: f.mtimeMs / 1000,
+      }));
+      return { files: entries, count: entries.length };
+    },
+
+    async remove(threadId: string, filename: string): Promise<Success> {
+      const problem = fileNameProblem(filename);
+      if (problem) throw new BadRequestError(`Invalid file name: ${problem}.`);
+      return threadLock.run(threadId, async () => {
+        const dir = await files.resolveVirtual(threadId, virtualPath('uploads', '')).catch((err: unknown) => {
+          throw err instanceof NotFoundError ? new NotFoundError(`File not found: ${filename}`) : err;
+        });
+        const target = path.join(dir, filename);
+        const info = await lstat(target).catch(() => null);
+        if (!info) throw new NotFoundError(`File not found: ${filename}`);
+        if (info.isDirectory()) throw new BadRequestError(`${filename} is a folder, not an uploaded file.`);
+        await unlink(target);
+        const index = await readConversionIndex(files, threadId);
+        index.delete(filename);
+        await dropConversionsOf(dir, index, filename);
+        await writeConversionIndex(files, threadId, index);
+        return { success: true, message: `Deleted ${filename}` };
+      });
+    },
+  };
+}

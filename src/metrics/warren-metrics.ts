@@ -1,0 +1,51 @@
+// Warren's metrics: what the API process measures, and what it reads from Redis when scraped.
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { keys } from '../store/keys.js';
+import { gaugeLines, MetricsRegistry } from './registry.js';
+
+export interface WarrenMetrics {
+  registry: MetricsRegistry;
+  openConnections: ReturnType<MetricsRegistry['gauge']>;
+  relayLagSeconds: ReturnType<MetricsRegistry['histogram']>;
+  conversionSeconds: ReturnType<MetricsRegistry['histogram']>;
+}
+
+export function createWarrenMetrics(redis: Redis, queue: Pick<Queue, 'getJobCounts'>): WarrenMetrics {
+  const registry = new MetricsRegistry();
+  const openConnections = registry.gauge('warren_open_connections', 'Open streaming connections of this API process, by transport.');
+  openConnections.set(0, { transport: 'sse' });
+  openConnections.set(0, { transport: 'websocket' });
+  const relayLagSeconds = registry.histogram(
+    'warren_stream_relay_lag_seconds',
+    'Delay from a worker appending an event to this API process writing it to a client.',
+    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
+  const conversionSeconds = registry.histogram(
+    'warren_conversion_duration_seconds',
+    'Time to convert an uploaded document to Markdown, by format.',
+    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  );
+
+  registry.collect(async () => {
+    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+    return [
+      ...gaugeLines('warren_queue_jobs', 'Run jobs in the queue, by state.', Object.entries(counts).map(([state, value]) => ({ labels: { state }, value }))),
+      ...gaugeLines('warren_active_runs', 'Runs being executed by workers right now.', [{ value: counts.active ?? 0 }]),
+    ];
+  });
+  registry.collect(async () => {
+    const byStatus = await redis.hgetall(keys.runsByStatus());
+    return [
+      '# HELP warren_runs_finished_total Runs that reached a final status, across all workers.',
+      '# TYPE warren_runs_finished_total counter',
+      ...Object.entries(byStatus).map(([status, value]) => `warren_runs_finished_total{status="${status}"} ${Number(value)}`),
+    ];
+  });
+  return { registry, openConnections, relayLagSeconds, conversionSeconds };
+}
+
+/** The worker's side: count a run's final status. */
+export async function countFinishedRun(redis: Redis, status: string): Promise<void> {
+  await redis.hincrby(keys.runsByStatus(), status, 1);
+}

@@ -1,0 +1,32 @@
+// Which Markdown file in a thread's uploads is the conversion of which upload. Kept in
+// threads/{id}/uploads-index.json, beside user-data so the agent never sees it. The gateway
+// writes it when it converts or deletes; the workers read it to tell the agent about uploads.
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic, type ThreadFiles } from './thread-files.js';
+
+const INDEX_FILE = 'uploads-index.json';
+
+/** Markdown name → the upload it was converted from. */
+export type ConversionIndex = Map<string, string>;
+
+export async function readConversionIndex(files: ThreadFiles, threadId: string): Promise<ConversionIndex> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(files.metaFile(threadId, INDEX_FILE), 'utf8'));
+  } catch {
+    // Missing or unreadable: conversions then count as uploads, which only makes naming more
+    // careful (a new conversion picks the `<file>.md` name), never destructive.
+    return new Map();
+  }
+  const entries = raw !== null && typeof raw === 'object' && 'conversions' in raw ? raw.conversions : null;
+  const index: ConversionIndex = new Map();
+  if (entries !== null && typeof entries === 'object') {
+    for (const [md, source] of Object.entries(entries)) if (typeof source === 'string') index.set(md, source);
+  }
+  return index;
+}
+
+export async function writeConversionIndex(files: ThreadFiles, threadId: string, index: ConversionIndex): Promise<void> {
+  const body = { conversions: Object.fromEntries([...index].sort(([a], [b]) => a.localeCompare(b))) };
+  await writeFileAtomic(files.metaFile(threadId, INDEX_FILE), `${JSON.stringify(body, null, 2)}\n`);
+}
