@@ -2,12 +2,17 @@
 // workers/main.ts runs it; the tests build it the same way.
 import type { EnvConfig } from '../src/config/env.js';
 import type { LoadedConfig } from '../src/config/load-config.js';
+import { resolveSkillsDir } from '../src/config/extensions.js';
+import { PROJECT_SKILLS_DIR } from '../src/config/paths.js';
 import { createGraphRegistry } from '../src/graphs/registry.js';
 import { createLogger } from '../src/logger.js';
+import { countFinishedRun } from '../src/metrics/warren-metrics.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
+import { createMcpToolset } from './tools/mcp-tools.js';
+import { watchMcpConfig } from './tools/mcp-reload.js';
 
 export interface WorkerProcess {
   worker: RunWorker;
@@ -26,7 +31,20 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   const log = createLogger(env.logLevel, 'warren-worker');
   const redis = connectRedis(env.redisUrl, 'worker', log);
   const stores = createStores(redis.command);
-  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
+  const mcp = createMcpToolset({ extensionsConfigPath: env.extensionsConfigPath, log });
+  const mcpSubscriber = redis.subscriber('mcp');
+  await watchMcpConfig(mcpSubscriber, mcp, log);
+  const graphs = createGraphRegistry(config.graphs, dir, {
+    checkpointer: stores.checkpointer,
+    appConfig: config,
+    services: {
+      home: env.home,
+      skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
+      extensionsConfigPath: env.extensionsConfigPath,
+      mcpTools: () => mcp.tools(),
+      log,
+    },
+  });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName);
   const { checkpointer } = stores;
 
@@ -54,6 +72,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         streamRetentionSeconds: config.runtime.stream_retention_seconds,
       },
       log,
+      countFinished: (status) => countFinishedRun(redis.command, status),
     },
   });
   log.info({ queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
@@ -64,6 +83,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     close: () =>
       (closing ??= (async () => {
         await worker.close();
+        await mcp.close();
         await dispatcher.close();
         await redis.close();
       })()),

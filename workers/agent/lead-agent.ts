@@ -1,95 +1,130 @@
-// The built-in `lead_agent` graph: a conversational agent whose model is chosen per run
-// (`model_name`), and which names the conversation after the first exchange. Tools, skills,
-// sub-agents and plan mode extend this graph (issue 5).
-import { AIMessage, SystemMessage, type BaseMessage } from '@langchain/core/messages';
+// The built-in `lead_agent` graph. One turn: prepare (thread folders, summarisation), then the
+// model and its tool calls until it answers, then a title after the first exchange.
+import type { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { Annotation, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { END, START, StateGraph } from '@langchain/langgraph';
 import type { AppConfig } from '../../src/config/app-config.schemas.js';
-import type { GraphContext } from '../../src/graphs/registry.js';
+import type { GraphContext, GraphServices } from '../../src/graphs/registry.js';
+import { createThreadFiles, USER_DATA_AREAS, virtualPath } from '../../src/store/thread-files.js';
+import { hasToolCalls, modelStep, toolsStep } from './agent-loop.js';
 import { createChatModel, pickModel } from './model-factory.js';
-import { LEAD_AGENT_PROMPT, titlePrompt } from './prompts.js';
+import { leadAgentPrompt } from './prompts.js';
+import { runOptions } from './run-options.js';
+import { LeadAgentState, type LeadAgentStateType } from './state.js';
+import { createTaskTool } from './subagents.js';
+import { summarizeIfNeeded } from './summarize.js';
+import { listSkillsForPrompt, listUploadsForPrompt } from './thread-context.js';
+import { generateTitle } from './title.js';
+import { createToolbox, type Toolbox } from './toolbox.js';
 
-export const LeadAgentState = Annotation.Root({
-  ...MessagesAnnotation.spec,
-  title: Annotation<string | null>({ reducer: (_, next) => next, default: () => null }),
-  artifacts: Annotation<string[]>({
-    reducer: (current, next) => [...new Set([...(current ?? []), ...(next ?? [])])],
-    default: () => [],
-  }),
-  sandbox: Annotation<Record<string, unknown> | null>({ reducer: (_, next) => next, default: () => null }),
-  thread_data: Annotation<Record<string, unknown> | null>({ reducer: (_, next) => next, default: () => null }),
-  todos: Annotation<unknown[]>({ reducer: (_, next) => next, default: () => [] }),
-});
-export type LeadAgentStateType = typeof LeadAgentState.State;
-
-function runOptions(config: RunnableConfig) {
-  const c = config.configurable ?? {};
-  return {
-    modelName: c.model_name,
-    thinkingEnabled: c.thinking_enabled === true,
-    reasoningEffort: typeof c.reasoning_effort === 'string' ? (c.reasoning_effort as 'low' | 'medium' | 'high') : undefined,
-  };
+function requireServices(services: GraphServices | undefined): GraphServices {
+  if (!services) throw new Error('lead_agent runs only in a worker process');
+  return services;
 }
 
-export function buildLeadAgent(appConfig: AppConfig) {
-  const agent = async (state: LeadAgentStateType, config: RunnableConfig) => {
+export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | undefined) {
+  let toolbox: Toolbox | undefined;
+  const tools = () => (toolbox ??= createToolbox(appConfig, requireServices(services)));
+
+  const modelFor = async (config: RunnableConfig, name?: string) => {
     const options = runOptions(config);
-    const model = await createChatModel(pickModel(appConfig.models, options.modelName), {
+    const entry = pickModel(appConfig.models, name ?? options.modelName);
+    const model = await createChatModel(entry, {
       thinkingEnabled: options.thinkingEnabled,
       ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
     });
-    const response = await model.invoke([new SystemMessage(LEAD_AGENT_PROMPT), ...state.messages], config);
-    return { messages: [response] };
+    return { entry, model };
   };
 
-  const title = async (state: LeadAgentStateType, config: RunnableConfig) => {
-    const { max_words: maxWords, max_chars: maxChars, model_name: titleModel } = appConfig.title;
+  const task = createTaskTool({
+    model: async (config) => (await modelFor(config)).model,
+    tools: (kind) => tools().forSubagent(kind),
+    maxConcurrent: appConfig.subagents.max_concurrent,
+    timeoutMs: appConfig.subagents.timeout_seconds * 1000,
+  });
+
+  const runTools = async (config: RunnableConfig) => {
     const options = runOptions(config);
-    const model = await createChatModel(pickModel(appConfig.models, titleModel ?? options.modelName));
-    const exchange = state.messages.slice(0, 2).map((m: BaseMessage) => `${m.getType()}: ${textOf(m)}`).join('\n');
-    // Hidden from the token stream: the title is not part of the conversation.
-    const reply = await model.invoke([new SystemMessage(titlePrompt(maxWords)), new AIMessage(exchange)], {
-      ...config,
-      tags: [...(config.tags ?? []), 'nostream'],
-    });
-    return { title: trimTitle(textOf(reply), maxWords, maxChars) };
+    const entry = pickModel(appConfig.models, options.modelName);
+    return { options, ...(await tools().forRun(options, entry, { task })) };
   };
 
-  const needsTitle = (state: LeadAgentStateType) =>
-    appConfig.title.enabled && !state.title && state.messages.some((m: BaseMessage) => m.getType() === 'ai') ? 'name_thread' : END;
+  const prepare = async (state: LeadAgentStateType, config: RunnableConfig) => {
+    const { home } = requireServices(services);
+    const threadId = runOptions(config).threadId;
+    const files = createThreadFiles(home);
+    await Promise.all(USER_DATA_AREAS.map((area) => files.ensureArea(threadId, area)));
+    const update: Partial<LeadAgentStateType> = {};
+    if (!state.thread_data) {
+      update.thread_data = {
+        workspace_path: virtualPath('workspace', '').replace(/\/$/, ''),
+        uploads_path: virtualPath('uploads', '').replace(/\/$/, ''),
+        outputs_path: virtualPath('outputs', '').replace(/\/$/, ''),
+      };
+    }
+    const { enabled, trigger_tokens: triggerTokens, keep_messages: keepMessages, model_name: summaryModel } = appConfig.summarization;
+    if (enabled) {
+      const { model } = await modelFor(config, summaryModel);
+      const summary = await summarizeIfNeeded(model, state.messages, { triggerTokens, keepMessages }, config);
+      if (summary) update.messages = summary.messages;
+    }
+    return update;
+  };
+
+  const agent = async (state: LeadAgentStateType, config: RunnableConfig) => {
+    const svc = requireServices(services);
+    const [{ model }, run] = await Promise.all([modelFor(config), runTools(config)]);
+    const [uploads, skills] = await Promise.all([
+      listUploadsForPrompt(createThreadFiles(svc.home), run.options.threadId),
+      listSkillsForPrompt(svc.skillsDir, svc.extensionsConfigPath, appConfig.skills.container_path),
+    ]);
+    const prompt = leadAgentPrompt({
+      skills,
+      uploads,
+      planMode: run.options.planMode,
+      subagents: run.options.subagents,
+      bash: run.bash,
+      now: new Date(),
+    });
+    return { messages: [await modelStep(model, prompt, state.messages, run.tools, config)] };
+  };
+
+  const runToolCalls = async (state: LeadAgentStateType, config: RunnableConfig) =>
+    toolsStep(state.messages.at(-1), (await runTools(config)).tools, config);
+
+  const nameThread = async (state: LeadAgentStateType, config: RunnableConfig) => {
+    const { max_words: maxWords, max_chars: maxChars, model_name: titleModel } = appConfig.title;
+    const { model } = await modelFor(config, titleModel);
+    return { title: await generateTitle(model, state.messages, { maxWords, maxChars }, config) };
+  };
+
+  const afterModel = (state: LeadAgentStateType) => {
+    if (hasToolCalls(state.messages.at(-1))) return 'tools';
+    const answered = state.messages.some((m: BaseMessage) => m.getType() === 'ai');
+    return appConfig.title.enabled && !state.title && answered ? 'name_thread' : END;
+  };
 
   return new StateGraph(LeadAgentState)
+    .addNode('prepare', prepare)
     .addNode('agent', agent)
-    .addNode('name_thread', title)
-    .addEdge(START, 'agent')
-    .addConditionalEdges('agent', needsTitle, ['name_thread', END])
+    .addNode('tools', runToolCalls)
+    .addNode('name_thread', nameThread)
+    .addEdge(START, 'prepare')
+    .addEdge('prepare', 'agent')
+    .addConditionalEdges('agent', afterModel, ['tools', 'name_thread', END])
+    .addEdge('tools', 'agent')
     .addEdge('name_thread', END)
     .compile();
 }
 
-export function textOf(message: BaseMessage): string {
-  const content = message.content;
-  if (typeof content === 'string') return content;
-  return content
-    .map((part) => (typeof part === 'string' ? part : part.type === 'text' && typeof part.text === 'string' ? part.text : ''))
-    .join('');
-}
+const compiled = new WeakMap<GraphContext, ReturnType<typeof buildLeadAgent>>();
 
-export function trimTitle(raw: string, maxWords: number, maxChars: number): string {
-  const words = raw.replace(/["'`*#\n\r]/g, ' ').trim().split(/\s+/).filter(Boolean).slice(0, maxWords);
-  let title = words.join(' ');
-  if (title.length > maxChars) title = `${title.slice(0, Math.max(1, maxChars - 1)).trimEnd()}…`;
-  return title || 'New conversation';
-}
-
-const compiled = new WeakMap<AppConfig, ReturnType<typeof buildLeadAgent>>();
-
-/** Graph factory for the registry: one compiled graph per loaded configuration. */
+/** Graph factory for the registry: one compiled graph per process context. */
 export function leadAgentGraph(_config: RunnableConfig | undefined, context: GraphContext) {
-  let graph = compiled.get(context.appConfig);
+  let graph = compiled.get(context);
   if (!graph) {
-    graph = buildLeadAgent(context.appConfig);
-    compiled.set(context.appConfig, graph);
+    graph = buildLeadAgent(context.appConfig, context.services);
+    compiled.set(context, graph);
   }
   return graph;
 }

@@ -56,7 +56,9 @@ export async function createChatModel(model: ModelConfig, options: ModelOptions 
     model: model.model,
     ...(model.max_tokens ? { maxTokens: model.max_tokens } : {}),
     ...(model.temperature !== undefined && !thinking ? { temperature: model.temperature } : {}),
-    streaming: true,
+    // No `streaming: true`: LangChain streams by itself whenever a token listener is attached
+    // (the messages stream mode), and the forced-streaming path estimates token counts with a
+    // tokenizer it downloads from the internet.
     maxRetries: 2,
   };
   switch (provider) {
@@ -66,7 +68,9 @@ export async function createChatModel(model: ModelConfig, options: ModelOptions 
         ...common,
         apiKey,
         ...(model.base_url ? { configuration: { baseURL: model.base_url } } : {}),
-        ...(thinking || options.reasoningEffort ? { reasoning: { effort: options.reasoningEffort ?? 'medium' } } : {}),
+        // Sent as the request's own field: the client only adds `reasoning` for model names it
+        // knows, but OpenAI-compatible servers (vLLM, DeepSeek, OpenRouter) take it too.
+        ...(thinking ? { modelKwargs: { reasoning_effort: options.reasoningEffort ?? 'medium' } } : {}),
       });
     }
     case 'anthropic': {

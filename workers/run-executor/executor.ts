@@ -36,6 +36,8 @@ export interface ExecutorDeps {
   checkpoints: RunCheckpoints;
   dispatcher: RunDispatcher;
   settings: { maxAttempts: number; defaultRecursionLimit: number; streamRetentionSeconds: number };
+  /** Counts a run's final status for /metrics. */
+  countFinished?: (status: string) => Promise<void>;
   log: Logger;
 }
 
@@ -196,6 +198,7 @@ async function settle(
     ...(state.interrupts !== undefined ? { interrupts: state.interrupts } : {}),
   });
   if (next) await deps.dispatcher.dispatch(threadId, next);
+  await deps.countFinished?.(settlement.status === 'deleted' ? 'rolled_back' : settlement.status).catch(() => undefined);
   // `end` goes last, so a client that sees it finds the run and thread already settled.
   await writer.close(deps.settings.streamRetentionSeconds);
   if (run?.temporary && (run.kwargs as { on_completion?: string }).on_completion !== 'keep') {

@@ -1,0 +1,37 @@
+// Routes the scripted model's answers by who is asking: the lead agent, a sub-agent, the title
+// or the summary call. Each test queues the lead and sub-agent turns it expects.
+import type { ChatRequest, ScriptedReply } from './scripted-openai.js';
+
+export interface AgentScript {
+  lead: ScriptedReply[];
+  sub: ScriptedReply[];
+  title: string;
+  route(request: ChatRequest): ScriptedReply;
+  /** The requests the lead agent made, in order. */
+  leadRequests(all: ChatRequest[]): ChatRequest[];
+}
+
+const systemOf = (request: ChatRequest) => {
+  const first = request.messages[0];
+  return first?.role === 'system' && typeof first.content === 'string' ? first.content : '';
+};
+
+export const isSubagentRequest = (r: ChatRequest) => /^You are a (command-line )?sub-agent/.test(systemOf(r));
+const isTitleRequest = (r: ChatRequest) => systemOf(r).startsWith('Write a title');
+const isSummaryRequest = (r: ChatRequest) => systemOf(r).startsWith('Summarise');
+
+export function agentScript(): AgentScript {
+  const script: AgentScript = {
+    lead: [],
+    sub: [],
+    title: 'Scripted Title For This Thread',
+    route(request) {
+      if (isTitleRequest(request)) return { content: script.title };
+      if (isSummaryRequest(request)) return { content: 'SUMMARY-OF-EARLIER-TURNS' };
+      if (isSubagentRequest(request)) return script.sub.shift() ?? { content: 'sub-agent finished' };
+      return script.lead.shift() ?? { content: 'Done.' };
+    },
+    leadRequests: (all) => all.filter((r) => !isSubagentRequest(r) && !isTitleRequest(r) && !isSummaryRequest(r)),
+  };
+  return script;
+}

@@ -1,0 +1,143 @@
+// The `task` tool: delegates a self-contained piece of work to a sub-agent (general-purpose or
+// bash), at most `max_concurrent` at a time per run, each with a timeout. Progress goes to the
+// run's stream as `custom` events: task_started, task_running, task_completed, task_failed,
+// task_timed_out.
+import { randomUUID } from 'node:crypto';
+import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import { tool, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools';
+import { END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
+import { hasToolCalls, modelStep, toolsStep } from './agent-loop.js';
+import { SUBAGENT_PROMPTS } from './prompts.js';
+import { textOf } from './title.js';
+
+export type SubagentKind = keyof typeof SUBAGENT_PROMPTS;
+export const SUBAGENT_KINDS = Object.keys(SUBAGENT_PROMPTS) as SubagentKind[];
+
+export interface SubagentDeps {
+  /** The model of the run that delegates. */
+  model: (config: RunnableConfig) => Promise<BaseChatModel>;
+  tools: (kind: SubagentKind, config: RunnableConfig) => Promise<StructuredToolInterface[]>;
+  maxConcurrent: number;
+  timeoutMs: number;
+  /** Steps one sub-agent may take. */
+  recursionLimit?: number;
+}
+
+/** A counting semaphore per run: calls beyond the limit wait for a free slot. */
+class Slots {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly limit: number) {}
+  get idle(): boolean {
+    return this.active === 0 && this.waiting.length === 0;
+  }
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active += 1;
+    try {
+      return await fn();
+    } finally {
+      this.active -= 1;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+/** The run's own settings (model, thread), without LangGraph's internal keys of the parent. */
+function userConfigurable(configurable: Record<string, unknown> | undefined): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(configurable ?? {}).filter(([k]) => !k.startsWith('__') && !k.startsWith('checkpoint_')));
+}
+
+function buildSubagentGraph(kind: SubagentKind, deps: SubagentDeps) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode('agent', async (state, config) => {
+      const [model, tools] = await Promise.all([deps.model(config), deps.tools(kind, config)]);
+      return { messages: [await modelStep(model, SUBAGENT_PROMPTS[kind], state.messages, tools, config)] };
+    })
+    .addNode('tools', async (state, config) => toolsStep(state.messages.at(-1), await deps.tools(kind, config), config))
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', (state) => (hasToolCalls(state.messages.at(-1)) ? 'tools' : END), ['tools', END])
+    .addEdge('tools', 'agent')
+    // A sub-agent keeps no checkpoints of its own: it lives inside one tool call.
+    .compile({ checkpointer: false });
+}
+
+export function createTaskTool(deps: SubagentDeps) {
+  const graphs = new Map(SUBAGENT_KINDS.map((kind) => [kind, buildSubagentGraph(kind, deps)]));
+  const slotsByRun = new Map<string, Slots>();
+
+  return tool(
+    async (input: unknown, config: ToolRunnableConfig) => {
+      const { description, prompt, subagent_type: kindInput } = input as { description: string; prompt: string; subagent_type?: string };
+      const kind: SubagentKind = SUBAGENT_KINDS.includes(kindInput as SubagentKind) ? (kindInput as SubagentKind) : 'general-purpose';
+      const runId = String(config.configurable?.run_id ?? 'run');
+      let slots = slotsByRun.get(runId);
+      if (!slots) slotsByRun.set(runId, (slots = new Slots(deps.maxConcurrent)));
+      const writer = (config as LangGraphRunnableConfig).writer;
+      const taskId = config.toolCall?.id ?? randomUUID();
+      const emit = (type: string, extra: Record<string, unknown> = {}) => writer?.({ type, task_id: taskId, description, subagent_type: kind, ...extra });
+
+      const owned = slots;
+      const release = () => {
+        if (owned.idle && slotsByRun.get(runId) === owned) slotsByRun.delete(runId);
+      };
+      return owned.run(async () => {
+        emit('task_started');
+        const timeout = AbortSignal.timeout(deps.timeoutMs);
+        const signal = config.signal ? AbortSignal.any([config.signal, timeout]) : timeout;
+        let last: BaseMessage | undefined;
+        try {
+          const graph = graphs.get(kind);
+          if (!graph) throw new Error(`unknown sub-agent ${kind}`);
+          const stream = await graph.stream(
+            { messages: [new HumanMessage(prompt)] },
+            {
+              configurable: { ...userConfigurable(config.configurable), task_id: taskId },
+              signal,
+              streamMode: 'values',
+              recursionLimit: deps.recursionLimit ?? 50,
+              // A fresh config (no parent callbacks): the sub-agent's tokens stay out of the
+              // parent's message stream; its progress is reported through the events above.
+              tags: ['nostream'],
+            },
+          );
+          for await (const values of stream) {
+            const message = (values as { messages: BaseMessage[] }).messages.at(-1);
+            if (message && message !== last && message.getType() === 'ai') {
+              const text = textOf(message).slice(0, 500);
+              if (text) emit('task_running', { message: text });
+            }
+            last = message;
+          }
+          const result = last ? textOf(last) : '';
+          emit('task_completed', { result: result.slice(0, 2000) });
+          return result || '(the sub-agent returned no text)';
+        } catch (err) {
+          if (timeout.aborted && !config.signal?.aborted) {
+            emit('task_timed_out');
+            throw new Error(`sub-agent task "${description}" timed out after ${Math.round(deps.timeoutMs / 1000)} s`);
+          }
+          if (config.signal?.aborted) throw err;
+          emit('task_failed', { error: err instanceof Error ? err.message : String(err) });
+          throw err;
+        }
+      }).finally(release);
+    },
+    {
+      name: 'task',
+      description:
+        'Delegate a self-contained task to a sub-agent and get its final report. subagent_type is "general-purpose" (files, web) or "bash" (shell work). The prompt must contain everything the sub-agent needs; it cannot see this conversation.',
+      schema: {
+        type: 'object',
+        properties: {
+          description: { type: 'string', description: 'A short (3-8 word) label for the task.' },
+          prompt: { type: 'string', description: 'The full task for the sub-agent.' },
+          subagent_type: { type: 'string', enum: SUBAGENT_KINDS },
+        },
+        required: ['description', 'prompt'],
+      },
+    },
+  );
+}

@@ -1,0 +1,63 @@
+// Which tools a run gets: the sandbox's file and shell tools, web tools, clarification, the
+// image viewer for vision models, write_todos in plan mode, task when sub-agents are on, and
+// the enabled MCP servers' tools. Built once per process; picked per run.
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { AppConfig, ModelConfig } from '../../src/config/app-config.schemas.js';
+import type { GraphServices } from '../../src/graphs/registry.js';
+import { createThreadFiles } from '../../src/store/thread-files.js';
+import { createClarificationTool } from '../tools/clarification.js';
+import { createSandboxTools } from '../tools/sandbox-tools.js';
+import { writeTodosTool } from '../tools/todos.js';
+import { createViewImageTool } from '../tools/view-image.js';
+import { createWebTools } from '../tools/web-tools.js';
+import type { RunOptions } from './run-options.js';
+import type { SubagentKind } from './subagents.js';
+
+const SUBAGENT_BASH_TOOLS = new Set(['bash', 'read_file', 'ls', 'write_file']);
+
+export interface RunTools {
+  tools: StructuredToolInterface[];
+  bash: boolean;
+}
+
+export interface Toolbox {
+  forRun(options: RunOptions, model: ModelConfig, extra: { task?: StructuredToolInterface }): Promise<RunTools>;
+  forSubagent(kind: SubagentKind): Promise<StructuredToolInterface[]>;
+}
+
+export function createToolbox(appConfig: AppConfig, services: GraphServices): Toolbox {
+  const files = createThreadFiles(services.home);
+  const base = createSandboxTools({ files, skillsDir: services.skillsDir, sandbox: appConfig.sandbox, log: services.log });
+  const web = createWebTools(appConfig.web, { allowPrivateNetwork: appConfig.web.fetch_allow_private_networks });
+  const clarification = createClarificationTool();
+  const viewImage = createViewImageTool({ files, skillsDir: services.skillsDir });
+
+  const mcp = async (): Promise<StructuredToolInterface[]> => {
+    if (!services.mcpTools) return [];
+    try {
+      return await services.mcpTools();
+    } catch (err) {
+      services.log.warn({ err }, 'MCP tools unavailable for this run');
+      return [];
+    }
+  };
+
+  return {
+    async forRun(options, model, extra) {
+      const sandbox = await base;
+      const tools: StructuredToolInterface[] = [...sandbox.tools, ...web, clarification];
+      if (model.supports_vision) tools.push(viewImage);
+      if (options.planMode) tools.push(writeTodosTool);
+      if (options.subagents && extra.task) tools.push(extra.task);
+      tools.push(...(await mcp()));
+      return { tools, bash: sandbox.bash };
+    },
+
+    async forSubagent(kind) {
+      const sandbox = await base;
+      if (kind === 'bash') return sandbox.tools.filter((t) => SUBAGENT_BASH_TOOLS.has(t.name));
+      // Presenting files is the lead agent's job: a sub-agent's state has no artifacts.
+      return [...sandbox.tools.filter((t) => t.name !== 'present_files'), ...web, ...(await mcp())];
+    },
+  };
+}

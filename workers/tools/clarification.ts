@@ -1,0 +1,45 @@
+// `ask_clarification`: the agent stops to ask the user. The tool raises a LangGraph interrupt
+// carrying the question; the run ends `interrupted`, and a run with `command: {resume: answer}`
+// re-enters the tool, where `interrupt` now returns that answer as the tool's result.
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { interrupt } from '@langchain/langgraph';
+import { Type, type Static } from 'typebox';
+import { defineTool } from './define-tool.js';
+
+export const ClarificationRequestSchema = Type.Object({
+  question: Type.String({ minLength: 1, description: 'The question for the user, self-contained and specific.' }),
+  options: Type.Optional(Type.Array(Type.String(), { maxItems: 10, description: 'Answers the user may pick from, when there are a few clear ones.' })),
+  context: Type.Optional(Type.String({ description: 'Why you are asking: what is ambiguous or missing.' })),
+});
+export type ClarificationRequest = Static<typeof ClarificationRequestSchema>;
+
+/** What the client sees in the interrupt's `value`. */
+export interface ClarificationInterrupt {
+  type: 'clarification';
+  question: string;
+  options: string[];
+  context?: string;
+}
+
+/** The resume value as text: a string as is, `{answer}` unwrapped, anything else as JSON. */
+export function answerText(resume: unknown): string {
+  if (typeof resume === 'string') return resume;
+  if (resume !== null && typeof resume === 'object' && 'answer' in resume && typeof resume.answer === 'string') return resume.answer;
+  if (resume === undefined || resume === null) return '(the user gave no answer)';
+  return JSON.stringify(resume);
+}
+
+export function createClarificationTool(): StructuredToolInterface {
+  return defineTool(
+    {
+      name: 'ask_clarification',
+      description:
+        'Ask the user a question and wait for the answer. Use it when the request is ambiguous or lacks information you cannot find yourself, before doing work that depends on it. The answer comes back as this tool\'s result.',
+      schema: ClarificationRequestSchema,
+    },
+    async ({ question, options, context }) => {
+      const request: ClarificationInterrupt = { type: 'clarification', question, options: options ?? [], ...(context ? { context } : {}) };
+      return answerText(interrupt(request));
+    },
+  );
+}

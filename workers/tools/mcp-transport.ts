@@ -1,0 +1,92 @@
+// Turns one extensions_config.json server entry into an MCP client transport. `$NAME` values in
+// `env` and `headers` are resolved here, from the worker's environment, at load time; a missing
+// variable makes the entry unusable rather than sending a literal `$NAME` to the server.
+import { Readable } from 'node:stream';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { mcpServerProblem, type McpServer } from '../../src/config/extensions.js';
+import { resolveEnvRef } from '../../src/config/load-config.js';
+import { withHttpAuth, type HttpAuthSource } from './mcp-http-auth.js';
+
+/**
+ * What a stdio server inherits from the worker. The worker's environment holds API keys, so a
+ * child gets these and its configured `env`, nothing else. (The MCP SDK adds HOME, LOGNAME,
+ * PATH, SHELL, TERM and USER from the process when present: identity values, never secrets.)
+ */
+export const STDIO_BASE_ENV = ['PATH', 'HOME', 'LANG'] as const;
+
+export type McpTransportPlan =
+  | {
+      ok: true;
+      transport: Transport;
+      /** The stdio child's stderr, when there is one; it must be read or the child blocks. */
+      stderr: Readable | null;
+      /** Resolved env and header values, to be masked out of any message that is logged. */
+      secrets: string[];
+    }
+  | { ok: false; reason: string };
+
+export interface McpTransportOptions {
+  env: NodeJS.ProcessEnv;
+  auth?: HttpAuthSource | undefined;
+}
+
+type Resolved = { values: Record<string, string> } | { reason: string };
+
+function resolveValues(field: string, given: Record<string, string> | undefined, env: NodeJS.ProcessEnv): Resolved {
+  const values: Record<string, string> = {};
+  for (const [key, raw] of Object.entries(given ?? {})) {
+    const { value, missing } = resolveEnvRef(raw, env);
+    if (missing !== undefined) return { reason: `${field}.${key} refers to $${missing}, which is not set in the worker's environment` };
+    values[key] = value ?? '';
+  }
+  return { values };
+}
+
+function baseEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const key of STDIO_BASE_ENV) {
+    const value = env[key];
+    if (value !== undefined) base[key] = value;
+  }
+  return base;
+}
+
+// Short values ("1", "on") are configuration, not secrets, and masking them would garble messages.
+const secretLike = (value: string): boolean => value.length >= 4;
+const secretsOf = (map: Record<string, string>): string[] => Object.values(map).filter(secretLike);
+
+export function planMcpTransport(name: string, server: McpServer, options: McpTransportOptions): McpTransportPlan {
+  const problem = mcpServerProblem(name, server);
+  if (problem) return { ok: false, reason: `invalid config: ${problem}` };
+  const type = server.type ?? 'stdio';
+
+  if (type === 'stdio') {
+    const env = resolveValues('env', server.env, options.env);
+    if ('reason' in env) return { ok: false, reason: env.reason };
+    const transport = new StdioClientTransport({
+      // mcpServerProblem has checked that a stdio entry has a command.
+      command: server.command ?? '',
+      args: server.args ?? [],
+      env: { ...baseEnv(options.env), ...env.values },
+      stderr: 'pipe',
+    });
+    const stderr = transport.stderr instanceof Readable ? transport.stderr : null;
+    return { ok: true, transport, stderr, secrets: secretsOf(env.values) };
+  }
+
+  const headers = resolveValues('headers', server.headers, options.env);
+  if ('reason' in headers) return { ok: false, reason: headers.reason };
+  const url = new URL(server.url ?? '');
+  const transportOptions = {
+    requestInit: { headers: headers.values },
+    ...(options.auth ? { fetch: withHttpAuth(options.auth) } : {}),
+  };
+  const transport =
+    type === 'http' ? new StreamableHTTPClientTransport(url, transportOptions) : new SSEClientTransport(url, transportOptions);
+  // Credentials can sit in the url too (user:password@, ?key=); they are masked like headers.
+  const inUrl = [url.password, ...url.searchParams.values()].filter(secretLike);
+  return { ok: true, transport, stderr: null, secrets: [...secretsOf(headers.values), ...inUrl] };
+}
