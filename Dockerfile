@@ -1,0 +1,27 @@
+# One image for both roles: `node dist/src/main.js` (API) or `node dist/workers/main.js` (worker).
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY src ./src
+COPY workers ./workers
+RUN npx tsc -p tsconfig.json && npm prune --omit=dev --no-audit --no-fund
+
+FROM node:24-slim
+# LibreOffice converts .doc/.ppt uploads; bubblewrap sandboxes the agent's bash tool.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libreoffice-writer-nogui libreoffice-impress-nogui bubblewrap ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+ENV NODE_ENV=production PORT=2026 HOST=0.0.0.0 WARREN_HOME=/data/warren
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json redis.conf config.example.yaml ./
+COPY src/store/scripts ./src/store/scripts
+COPY skills ./skills
+RUN mkdir -p /data/warren && chown -R node:node /data /app/skills
+USER node
+EXPOSE 2026
+ENTRYPOINT ["/usr/bin/tini", "--"]
+CMD ["node", "dist/src/main.js"]

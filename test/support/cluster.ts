@@ -1,0 +1,135 @@
+// A real multi-process deployment on loopback: Redis (AOF on), N API processes and M workers
+// from the built dist/, and nginx with deploy/nginx.conf pointed at the API processes.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { freePort, redisAnswers, spawnRedis, type RedisProcess } from '../../src/store/redis-process.js';
+import { waitFor } from './wait-for.js';
+
+export const ROOT = path.resolve(import.meta.dirname, '..', '..');
+
+export function buildDist(): void {
+  // Locally, after a build of your own: WARREN_TEST_SKIP_BUILD=1.
+  if (process.env.WARREN_TEST_SKIP_BUILD === '1') return;
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
+}
+
+export interface ClusterProcess {
+  name: string;
+  port?: number;
+  child: ChildProcess;
+}
+
+export interface Cluster {
+  /** nginx's base URL. */
+  url: string;
+  apis: ClusterProcess[];
+  workers: ClusterProcess[];
+  redis: RedisProcess;
+  home: string;
+  startWorker(): Promise<ClusterProcess>;
+  restartRedis(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface ClusterOptions {
+  apis: number;
+  workers: number;
+  config: Record<string, unknown>;
+  workerConcurrency?: number;
+}
+
+function nginxConfig(template: string, listen: number, upstreams: number[], dir: string): string {
+  const servers = upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=5s;`).join('\n');
+  return `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log warn;\n${template}`
+    .replace(/^\s*resolver .*$/m, '')
+    .replace(/^\s*server api:2026[^\n]*$/m, servers)
+    .replace(/listen 2026;/, `listen 127.0.0.1:${listen};`)
+    .replace(/events \{/, `events {\n  accept_mutex off;`)
+    .replace(/http \{/, `http {\n  client_body_temp_path ${dir}/body;\n  proxy_temp_path ${dir}/proxy;\n  fastcgi_temp_path ${dir}/fastcgi;\n  uwsgi_temp_path ${dir}/uwsgi;\n  scgi_temp_path ${dir}/scgi;`)
+    .replace(/worker_processes auto;/, 'worker_processes 2;');
+}
+
+async function exitOf(child: ChildProcess, signal: NodeJS.Signals, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill(signal);
+    setTimeout(() => child.kill('SIGKILL'), graceMs).unref();
+  });
+}
+
+export async function startCluster(options: ClusterOptions): Promise<Cluster> {
+  const home = mkdtempSync(path.join(tmpdir(), 'warren-cluster-'));
+  const configFile = path.join(home, 'config.yaml');
+  writeFileSync(configFile, stringify(options.config));
+  const redisDir = path.join(home, 'redis');
+  const redisPort = await freePort();
+  let redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
+  const env = {
+    ...process.env,
+    REDIS_URL: redis.url,
+    WARREN_HOME: home,
+    WARREN_CONFIG: configFile,
+    WARREN_QUEUE: `cluster-${randomUUID().slice(0, 8)}`,
+    WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16),
+    LOG_LEVEL: process.env.WARREN_TEST_LOG_LEVEL ?? 'warn',
+    HOST: '127.0.0.1',
+  };
+  const spawnNode = (name: string, entry: string, extra: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', entry)], { env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit'] });
+    return child;
+  };
+
+  const apis: ClusterProcess[] = [];
+  for (let i = 0; i < options.apis; i++) {
+    const port = await freePort();
+    apis.push({ name: `api-${i}`, port, child: spawnNode(`api-${i}`, 'src/main.js', { PORT: String(port), WARREN_INSTANCE_ID: `api-${i}` }) });
+  }
+  const workers: ClusterProcess[] = [];
+  const startWorker = async () => {
+    const w = { name: `worker-${workers.length}`, child: spawnNode(`worker-${workers.length}`, 'workers/main.js') };
+    workers.push(w);
+    return w;
+  };
+  for (let i = 0; i < options.workers; i++) await startWorker();
+  for (const api of apis) {
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 30_000);
+  }
+
+  const nginxDir = path.join(home, 'nginx');
+  mkdirSync(nginxDir, { recursive: true });
+  const listen = await freePort();
+  const conf = path.join(nginxDir, 'nginx.conf');
+  writeFileSync(conf, nginxConfig(readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8'), listen, apis.map((a) => a.port as number), nginxDir));
+  const nginx = spawn('nginx', ['-p', nginxDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const url = `http://127.0.0.1:${listen}`;
+  await waitFor(async () => (await fetch(`${url}/ok`).catch(() => null))?.ok, 'nginx to answer', 20_000);
+
+  return {
+    url,
+    apis,
+    workers,
+    get redis() {
+      return redis;
+    },
+    home,
+    startWorker,
+    async restartRedis() {
+      await redis.stop();
+      redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
+      await waitFor(() => redisAnswers(redis.url), 'redis to answer again');
+    },
+    async stop() {
+      await exitOf(nginx, 'SIGQUIT');
+      await Promise.all([...apis, ...workers].map((p) => exitOf(p.child, 'SIGTERM')));
+      await redis.stop();
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
