@@ -1,20 +1,19 @@
 // `npm start`'s local stack: it spawns Redis when none answers, serves /ok, and leaves no
 // process behind when it is stopped, even when only its parent shell gets the signal.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/store/redis-process.js';
+import { buildDist } from '../support/cluster.js';
 import { waitFor } from '../support/wait-for.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 let home: string;
 
 beforeAll(() => {
-  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(root, 'tsconfig.json')], {
-    stdio: 'inherit',
-  });
+  buildDist();
   home = mkdtempSync(path.join(tmpdir(), 'warren-local-'));
 }, 180_000);
 afterAll(() => rmSync(home, { recursive: true, force: true }));

@@ -12,8 +12,8 @@ import { waitFor } from './wait-for.js';
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
 
 export function buildDist(): void {
-  // Locally, after a build of your own: WARREN_TEST_SKIP_BUILD=1.
-  if (process.env.WARREN_TEST_SKIP_BUILD === '1') return;
+  // `npm test` builds once before the suite; a single file run on its own builds here.
+  if (process.env.WARREN_TEST_BUILT === '1') return;
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.json')], {
     stdio: 'inherit',
   });
