@@ -83,6 +83,9 @@ export async function startScriptedOpenAI(script: Script = [], options: { defaul
     const usage = { prompt_tokens: 10, completion_tokens: tokenize(content).length, total_tokens: 10 + tokenize(content).length };
 
     if (!request.stream) {
+      // A whole answer takes as long as its tokens would have taken to stream.
+      if (delay) await sleep(delay * Math.max(1, tokenize(content).length));
+      if (res.destroyed) return;
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
