@@ -2,11 +2,12 @@
 // src/main.ts listens with it; the tests build it the same way.
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
+import type { AppConfig } from './config/app-config.schemas.js';
 import type { EnvConfig } from './config/env.js';
 import type { LoadedConfig } from './config/load-config.js';
 import { createExtensionsStore, resolveSkillsDir } from './config/extensions.js';
 import { PROJECT_SKILLS_DIR } from './config/paths.js';
-import { DEFAULT_UPLOAD_LIMITS, type GatewaySettings } from './gateway/gateway-deps.js';
+import type { GatewaySettings } from './gateway/gateway-deps.js';
 import { gatewayRoutes } from './gateway/gateway.plugin.js';
 import { createGraphRegistry } from './graphs/registry.js';
 import { createLogger } from './logger.js';
@@ -35,6 +36,20 @@ export interface ApiServerOptions {
   gateway?: Partial<GatewaySettings>;
 }
 
+const MIB = 1024 * 1024;
+
+function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
+  return {
+    uploads: {
+      maxFiles: uploads.max_files,
+      maxFileBytes: Math.floor(uploads.max_file_mb * MIB),
+      maxRequestBytes: Math.floor(uploads.max_request_mb * MIB),
+    },
+    conversion: { timeoutMs: uploads.conversion_timeout_seconds * 1000, maxOldGenerationSizeMb: uploads.conversion_memory_mb },
+    maxConcurrentConversions: uploads.max_concurrent_conversions,
+  };
+}
+
 export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
   const log = createLogger(env.logLevel, 'warren-api');
@@ -52,16 +67,16 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     onError: (err) => log.warn({ err }, 'run stream reader error'),
   });
 
+  const metrics = createWarrenMetrics(redis.command, dispatcher.queue);
   const gatewayDeps = {
     config,
     files: createThreadFiles(env.home),
     extensions: createExtensionsStore(env.extensionsConfigPath),
     skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
     announceExtensionsChanged: () => publishConfigChanged(redis.command, { what: 'extensions' }),
-    settings: { uploads: DEFAULT_UPLOAD_LIMITS, conversion: {}, maxConcurrentConversions: 2, ...gateway },
+    settings: { ...uploadSettings(config.uploads), ...gateway },
+    onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe(seconds, { format }),
   };
-
-  const metrics = createWarrenMetrics(redis.command, dispatcher.queue);
   const app = await buildApp({
     config,
     metrics: () => metrics.registry.render(),

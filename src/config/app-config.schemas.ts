@@ -84,6 +84,17 @@ export const WebConfigSchema = Type.Object({
 });
 export type WebConfig = Static<typeof WebConfigSchema>;
 
+export const UploadsConfigSchema = Type.Object({
+  max_files: Type.Integer({ minimum: 1, default: 10 }),
+  max_file_mb: Type.Number({ exclusiveMinimum: 0, default: 50 }),
+  max_request_mb: Type.Number({ exclusiveMinimum: 0, default: 100 }),
+  /** Document conversions one API process runs at once; more wait their turn. */
+  max_concurrent_conversions: Type.Integer({ minimum: 1, default: 2 }),
+  conversion_timeout_seconds: Type.Number({ exclusiveMinimum: 0, default: 60 }),
+  /** Heap cap of the worker thread a conversion runs in. */
+  conversion_memory_mb: Type.Integer({ minimum: 64, default: 512 }),
+});
+
 export const RuntimeConfigSchema = Type.Object({
   /** Steps a run may take when the client sends no `config.recursion_limit`. */
   default_recursion_limit: Type.Integer({ minimum: 1, default: 25 }),
@@ -101,6 +112,21 @@ export const CorsConfigSchema = Type.Object({
   credentials: Type.Boolean({ default: false }),
 });
 
+/**
+ * An API key: printable ASCII without spaces (it travels in a header), long enough that it cannot
+ * be guessed by trying.
+ */
+export const ApiKeySchema = Type.String({ minLength: 16, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' });
+
+export const AuthConfigSchema = Type.Object({
+  /**
+   * Keys that clients send as `x-api-key` or `Authorization: Bearer`; empty leaves the API open.
+   * Write them as `$NAME`: a variable that is not set stops the start, so auth never turns off
+   * by accident.
+   */
+  api_keys: Type.Array(ApiKeySchema, { default: [] }),
+});
+
 export const AppConfigSchema = Type.Object(
   {
     models: Type.Array(ModelConfigSchema, { default: [] }),
@@ -112,8 +138,10 @@ export const AppConfigSchema = Type.Object(
     summarization: withDefault(SummarizationConfigSchema),
     subagents: withDefault(SubagentsConfigSchema),
     web: withDefault(WebConfigSchema),
+    uploads: withDefault(UploadsConfigSchema),
     runtime: withDefault(RuntimeConfigSchema),
     cors: withDefault(CorsConfigSchema),
+    auth: withDefault(AuthConfigSchema),
   },
   { additionalProperties: false },
 );

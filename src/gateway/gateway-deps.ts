@@ -35,6 +35,8 @@ export interface GatewayDeps {
   extensions: ExtensionsStore;
   /** Folder holding `public/` and `custom/` skills. */
   skillsDir: string;
+  /** Observes each conversion's duration in seconds, by file extension (for /metrics). */
+  onConversion?: (format: string, seconds: number) => void;
   /** Tells every API and worker process to reload extensions_config.json. */
   announceExtensionsChanged: () => Promise<void>;
   settings: GatewaySettings;

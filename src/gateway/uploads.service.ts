@@ -17,7 +17,7 @@ import { dropConversionsOf, isConvertible, markdownNameFor } from './upload-conv
 import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
 import type { UploadedFile, UploadList, UploadResult } from './uploads.schemas.js';
 
-type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings'>;
+type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion'>;
 type Conversion = { markdown: string } | { message: string };
 
 export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) {
@@ -39,7 +39,14 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     const outcomes = await Promise.all(
       names.map(async (name): Promise<[string, Conversion]> => {
         try {
-          const markdown = await conversions.run(async () => convertInSandbox(await readFile(path.join(dir, name)), name, settings.conversion));
+          const markdown = await conversions.run(async () => {
+            const started = performance.now();
+            try {
+              return await convertInSandbox(await readFile(path.join(dir, name)), name, settings.conversion);
+            } finally {
+              deps.onConversion?.(path.extname(name).toLowerCase() || 'none', (performance.now() - started) / 1000);
+            }
+          });
           return [name, { markdown }];
         } catch (err) {
           if (!(err instanceof ConversionError)) throw err;
