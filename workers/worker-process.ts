@@ -1,16 +1,20 @@
 // Builds the worker process from its configuration: connections → stores → graphs → Worker.
 // workers/main.ts runs it; the tests build it the same way.
+import type { DestinationStream } from 'pino';
 import type { EnvConfig } from '../src/config/env.js';
 import type { LoadedConfig } from '../src/config/load-config.js';
 import { resolveSkillsDir } from '../src/config/extensions.js';
 import { PROJECT_SKILLS_DIR } from '../src/config/paths.js';
-import { createGraphRegistry } from '../src/graphs/registry.js';
+import { createGraphRegistry, type GraphServices } from '../src/graphs/registry.js';
+import { createTaskDispatcher } from '../src/queue/task-queue.js';
 import { createLogger } from '../src/logger.js';
 import { countFinishedRun } from '../src/metrics/warren-metrics.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
+import { createSubagentRunnerFor } from './agent/lead-agent.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
+import { startTaskWorker } from './task-worker.js';
 import { createMcpToolset } from './tools/mcp-tools.js';
 import { watchMcpConfig } from './tools/mcp-reload.js';
 
@@ -24,26 +28,41 @@ export interface WorkerProcessOptions {
   loaded: LoadedConfig;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** Test hook: where the log lines go (instead of stdout). */
+  logStream?: DestinationStream;
+  /** Test hook: null runs the agent as if bubblewrap were not installed. */
+  bwrapPath?: string | null;
 }
 
-export async function createWorkerProcess({ env, loaded, lockDurationMs, stalledIntervalMs }: WorkerProcessOptions): Promise<WorkerProcess> {
+export async function createWorkerProcess({ env, loaded, lockDurationMs, stalledIntervalMs, logStream, bwrapPath }: WorkerProcessOptions): Promise<WorkerProcess> {
   const { config, dir } = loaded;
-  const log = createLogger(env.logLevel, 'warren-worker');
+  const log = createLogger(env.logLevel, 'warren-worker', logStream);
   const redis = connectRedis(env.redisUrl, 'worker', log);
   const stores = createStores(redis.command);
   const mcp = createMcpToolset({ extensionsConfigPath: env.extensionsConfigPath, log });
   const mcpSubscriber = redis.subscriber('mcp');
   await watchMcpConfig(mcpSubscriber, mcp, log);
-  const graphs = createGraphRegistry(config.graphs, dir, {
-    checkpointer: stores.checkpointer,
-    appConfig: config,
-    services: {
-      home: env.home,
-      skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
-      extensionsConfigPath: env.extensionsConfigPath,
-      mcpTools: () => mcp.tools(),
-      log,
-    },
+  const tasks = createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command);
+  const services: GraphServices = {
+    home: env.home,
+    skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
+    extensionsConfigPath: env.extensionsConfigPath,
+    mcpTools: () => mcp.tools(),
+    tasks,
+    log,
+    ...(bwrapPath !== undefined ? { bwrapPath } : {}),
+  };
+  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config, services });
+  const taskWorker = await startTaskWorker({
+    runQueueName: env.queueName,
+    connection: redis.bullmqOptions,
+    concurrency: env.workerConcurrency,
+    subscriber: redis.subscriber('tasks'),
+    runner: createSubagentRunnerFor(config, services),
+    streams: stores.streams,
+    timeoutMs: config.subagents.timeout_seconds * 1000,
+    workerName: env.instanceId,
+    log,
   });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName);
   const { checkpointer } = stores;
@@ -83,6 +102,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     close: () =>
       (closing ??= (async () => {
         await worker.close();
+        await taskWorker.close();
+        await tasks.close();
         await mcp.close();
         await dispatcher.close();
         await redis.close();

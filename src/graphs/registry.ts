@@ -12,6 +12,7 @@ import type { Pregel } from '@langchain/langgraph/pregel';
 import type { AppConfig } from '../config/app-config.schemas.js';
 import { PROJECT_ROOT } from '../config/paths.js';
 import { ConfigError, NotFoundError } from '../errors.js';
+import type { TaskDispatcher } from '../queue/task-queue.js';
 
 // The graph type we host: any compiled LangGraph.js graph.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Pregel's generics are graph-specific
@@ -34,9 +35,13 @@ export interface GraphServices {
   /** Folder holding `public/` and `custom/` skills. */
   skillsDir: string;
   extensionsConfigPath: string;
+  /** Runs sub-agent tasks as queued jobs on any worker. */
+  tasks?: TaskDispatcher;
   /** Tools of the enabled MCP servers, cached per process. */
   mcpTools?: () => Promise<StructuredToolInterface[]>;
   log: Logger;
+  /** The bubblewrap executable; left out it is looked for, null acts as if it were absent (tests). */
+  bwrapPath?: string | null;
 }
 
 export interface GraphContext {

@@ -38,6 +38,8 @@ export interface StackOptions {
   heartbeatMs?: number;
   keepAliveMs?: number;
   workers?: number;
+  /** Runs (and sub-agent tasks) one worker executes at once. */
+  workerConcurrency?: number;
   /** Runs on the app before it listens (to add test-only routes). */
   beforeListen?: (app: ApiServer['app']) => void;
 }
@@ -54,7 +56,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     extensionsConfigPath: path.join(home, 'extensions_config.json'),
     logLevel: process.env.WARREN_TEST_LOG_LEVEL ?? 'silent',
     queueName: `test-${randomUUID().slice(0, 8)}`,
-    workerConcurrency: 4,
+    workerConcurrency: options.workerConcurrency ?? 4,
     instanceId: 'test-api',
   } as EnvConfig;
   const loaded = loadAppConfig({ WARREN_CONFIG: configFile });
@@ -68,7 +70,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
   const workers: WorkerProcess[] = [];
   const addWorker = async () => {
-    const w = await createWorkerProcess({ env, loaded });
+    const w = await createWorkerProcess({ env: { ...env, instanceId: `worker-${workers.length}` }, loaded });
     workers.push(w);
     return w;
   };

@@ -11,11 +11,26 @@ import { createChatModel, pickModel } from './model-factory.js';
 import { leadAgentPrompt } from './prompts.js';
 import { runOptions } from './run-options.js';
 import { LeadAgentState, type LeadAgentStateType } from './state.js';
-import { createTaskTool } from './subagents.js';
+import { createLocalSubagentRunner, createTaskTool, type SubagentRunner } from './subagents.js';
 import { summarizeIfNeeded } from './summarize.js';
 import { listSkillsForPrompt, listUploadsForPrompt } from './thread-context.js';
 import { generateTitle } from './title.js';
 import { createToolbox, type Toolbox } from './toolbox.js';
+
+/** Runs sub-agents in this process, with the run's model and the sub-agent tool sets. */
+export function createSubagentRunnerFor(appConfig: AppConfig, services: GraphServices): SubagentRunner {
+  const toolbox = createToolbox(appConfig, services);
+  return createLocalSubagentRunner({
+    model: async (config) => {
+      const options = runOptions(config);
+      return createChatModel(pickModel(appConfig.models, options.modelName), {
+        thinkingEnabled: options.thinkingEnabled,
+        ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
+      });
+    },
+    tools: (kind) => toolbox.forSubagent(kind),
+  });
+}
 
 function requireServices(services: GraphServices | undefined): GraphServices {
   if (!services) throw new Error('lead_agent runs only in a worker process');
@@ -36,9 +51,17 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
     return { entry, model };
   };
 
+  // Sub-agents run as their own queued jobs when the process offers a task queue (workers do),
+  // so they spread over the workers; otherwise in this process.
+  let localRunner: SubagentRunner | undefined;
+  const runner: SubagentRunner = (job, options) => {
+    const queued = services?.tasks;
+    if (queued) return queued.run(job, options);
+    localRunner ??= createSubagentRunnerFor(appConfig, requireServices(services));
+    return localRunner(job, options);
+  };
   const task = createTaskTool({
-    model: async (config) => (await modelFor(config)).model,
-    tools: (kind) => tools().forSubagent(kind),
+    runner,
     maxConcurrent: appConfig.subagents.max_concurrent,
     timeoutMs: appConfig.subagents.timeout_seconds * 1000,
   });

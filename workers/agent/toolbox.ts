@@ -27,7 +27,13 @@ export interface Toolbox {
 
 export function createToolbox(appConfig: AppConfig, services: GraphServices): Toolbox {
   const files = createThreadFiles(services.home);
-  const base = createSandboxTools({ files, skillsDir: services.skillsDir, sandbox: appConfig.sandbox, log: services.log });
+  const base = createSandboxTools({
+    files,
+    skillsDir: services.skillsDir,
+    sandbox: appConfig.sandbox,
+    log: services.log,
+    ...(services.bwrapPath !== undefined ? { bwrapPath: services.bwrapPath } : {}),
+  });
   const web = createWebTools(appConfig.web, { allowPrivateNetwork: appConfig.web.fetch_allow_private_networks });
   const clarification = createClarificationTool();
   const viewImage = createViewImageTool({ files, skillsDir: services.skillsDir });

@@ -1,0 +1,63 @@
+// Sub-agents of one run execute as their own queued jobs, spread over the workers.
+import { Queue } from 'bullmq';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { taskJobId, taskQueueName } from '../../src/queue/task-queue.js';
+import { keys } from '../../src/store/keys.js';
+import { redisOptionsFromUrl } from '../../src/store/redis.js';
+import { agentScript, type AgentScript } from '../support/agent-script.js';
+import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
+import { collect, userInput } from '../support/sse.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+let stack: Stack;
+let llm: ScriptedOpenAI;
+let script: AgentScript;
+beforeAll(async () => {
+  script = agentScript();
+  llm = await startScriptedOpenAI((request) => script.route(request));
+  stack = await startStack({
+    workers: 3,
+    workerConcurrency: 1,
+    config: {
+      models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'k' }],
+      title: { enabled: false },
+    },
+  });
+});
+afterAll(async () => {
+  await stack?.close();
+  await llm?.close();
+});
+
+describe('sub-agent jobs', () => {
+  it('runs a turn’s three sub-agents as three jobs on different workers', async () => {
+    script.lead.push(
+      { tool_calls: [1, 2, 3].map((i) => ({ name: 'task', args: { description: `part ${i}`, prompt: `do ${i}` }, id: `call_part_${i}` })) },
+      { content: 'Combined.' },
+    );
+    script.sub.push(...[1, 2, 3].map((i) => ({ content: `done ${i} with some words`, delayMs: 150 })));
+    const { thread_id: id } = await stack.client.threads.create();
+    const events = await collect(
+      stack.client.runs.stream(id, 'lead_agent', {
+        input: userInput('split it'),
+        streamMode: ['custom'],
+        config: { configurable: { model_name: 'scripted', subagent_enabled: true } },
+      }),
+    );
+    const runId = (events[0]?.data as { run_id: string }).run_id;
+    const types = events.filter((e) => e.event === 'custom').map((e) => (e.data as { type: string }).type);
+    expect(types.filter((t) => t === 'task_completed')).toHaveLength(3);
+    expect(types).toContain('task_running');
+
+    const queue = new Queue(taskQueueName(stack.env.queueName), { connection: { ...redisOptionsFromUrl(inject('redisUrl')), maxRetriesPerRequest: null }, prefix: keys.bullPrefix() });
+    try {
+      const jobs = await Promise.all([1, 2, 3].map((i) => queue.getJob(taskJobId(runId, `call_part_${i}`))));
+      expect(jobs.map((j) => j?.returnvalue)).toEqual(['done 1 with some words', 'done 2 with some words', 'done 3 with some words']);
+      const workers = new Set(jobs.map((j) => j?.processedBy));
+      expect(workers.size).toBe(3);
+      console.log(`[subagents] 3 tasks ran on ${[...workers].join(', ')}`);
+    } finally {
+      await queue.close();
+    }
+  });
+});
