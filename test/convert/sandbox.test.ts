@@ -129,10 +129,11 @@ describe('convertInSandbox', () => {
         convertInSandbox(readOwn('sample.doc'), 'slow.doc', {
           soffice: soffice.command,
           sofficeTimeoutMs: 600_000,
-          timeoutMs: 1500,
+          // Long enough for the worker to start LibreOffice even on a loaded 2-core machine.
+          timeoutMs: 8000,
         }),
       );
-      expect(err.message).toBe('slow.doc was not converted: it took longer than 1.5 s, so the conversion was stopped.');
+      expect(err.message).toBe('slow.doc was not converted: it took longer than 8 s, so the conversion was stopped.');
     } finally {
       clearInterval(timer);
     }
