@@ -1,12 +1,14 @@
 // Builds the API process from its configuration: connections → stores → graphs → app.
 // src/main.ts listens with it; the tests build it the same way.
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from './app.js';
+import type { DestinationStream } from 'pino';
+import { buildApp, type HttpTimeouts } from './app.js';
 import type { AppConfig } from './config/app-config.schemas.js';
 import type { EnvConfig } from './config/env.js';
 import type { LoadedConfig } from './config/load-config.js';
 import { createExtensionsStore, resolveSkillsDir } from './config/extensions.js';
 import { PROJECT_SKILLS_DIR } from './config/paths.js';
+import { configSecrets } from './config/secrets.js';
 import type { GatewaySettings } from './gateway/gateway-deps.js';
 import { gatewayRoutes } from './gateway/gateway.plugin.js';
 import { createGraphRegistry } from './graphs/registry.js';
@@ -34,6 +36,10 @@ export interface ApiServerOptions {
   keepAliveMs?: number;
   /** Test hook: other upload limits or conversion settings. */
   gateway?: Partial<GatewaySettings>;
+  /** Test hook: shorter HTTP timeouts. */
+  timeouts?: Partial<HttpTimeouts>;
+  /** Test hook: where the log lines go (instead of stdout). */
+  logStream?: DestinationStream;
 }
 
 const MIB = 1024 * 1024;
@@ -50,9 +56,11 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
   };
 }
 
-export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway }: ApiServerOptions): Promise<ApiServer> {
+export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
-  const log = createLogger(env.logLevel, 'warren-api');
+  const apiKeys = [...(env.apiKeys ?? []), ...config.auth.api_keys];
+  const secrets = configSecrets(config, process.env, apiKeys);
+  const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
   const redis = connectRedis(env.redisUrl, 'api', log);
   const stores = createStores(redis.command);
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
@@ -73,6 +81,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     files: createThreadFiles(env.home),
     extensions: createExtensionsStore(env.extensionsConfigPath),
     skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
+    // Bare names are looked up on the PATH a worker would give the child: the process's own.
+    stdioPolicy: { allowedCommands: config.mcp.stdio_allowed_commands, searchPath: process.env.PATH },
     announceExtensionsChanged: () => publishConfigChanged(redis.command, { what: 'extensions' }),
     settings: { ...uploadSettings(config.uploads), ...gateway },
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe(seconds, { format }),
@@ -82,6 +92,10 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     metrics: () => metrics.registry.render(),
     instanceId: env.instanceId,
     logLevel: env.logLevel,
+    ...(logStream ? { logStream } : {}),
+    ...(timeouts ? { timeouts } : {}),
+    apiKeys,
+    logSecrets: secrets,
     redisReady: () => redis.command.status === 'ready',
     gateway: (scope) => gatewayRoutes(scope, gatewayDeps),
     runtime: {

@@ -2,8 +2,10 @@
 // listens; src/main.ts (and the tests) decide that.
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { AppConfig } from './config/app-config.schemas.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerAuth } from './http/plugins/auth.js';
 import { registerCors } from './http/plugins/cors.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { genRequestId, INSTANCE_HEADER, REQUEST_ID_HEADER } from './http/request-id.js';
@@ -26,6 +28,47 @@ export interface AppDeps {
   instanceId: string;
   /** JSON bodies above this size get 413. */
   bodyLimitBytes?: number;
+  /** Accepted API keys (`WARREN_API_KEYS` and `auth.api_keys`); empty leaves the API open. */
+  apiKeys?: readonly string[];
+  timeouts?: Partial<HttpTimeouts>;
+  /** Receives the log lines instead of stdout (tests read them). */
+  logStream?: DestinationStream;
+  /** Values masked in every log line (model keys and the like); the API keys are added here. */
+  logSecrets?: readonly string[];
+}
+
+export interface HttpTimeouts {
+  /** Whole request (headers and body) must arrive within this; a trickling upload gets 408. */
+  requestMs: number;
+  /** A socket that moves no byte either way for this long is closed (a client that stopped reading). */
+  idleMs: number;
+}
+
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = Object.freeze({
+  // 100 MiB (the upload limit) arrives in two minutes at about 1 MB/s.
+  requestMs: 120_000,
+  // Longer than anything that is legitimately silent: an upload whose documents convert one
+  // after another, a cancel that waits for its run to stop. Streams send heartbeats long before,
+  // waits send whitespace every second, and WebSockets turn the socket timeout off (ws does).
+  idleMs: 600_000,
+});
+
+/** Node's own timers for the limits above. */
+function serverTimeouts(deps: AppDeps) {
+  const requestMs = deps.timeouts?.requestMs ?? DEFAULT_HTTP_TIMEOUTS.requestMs;
+  // Never shorter than a few heartbeats, whatever the config says.
+  const idleMs = Math.max(deps.timeouts?.idleMs ?? DEFAULT_HTTP_TIMEOUTS.idleMs, deps.runtime.settings.heartbeatMs * 3);
+  return {
+    requestTimeout: requestMs,
+    connectionTimeout: idleMs,
+    http: {
+      requestTimeout: requestMs,
+      headersTimeout: Math.min(60_000, requestMs),
+      // Node checks request deadlines on this interval (30 s by default): a quarter of the
+      // limit keeps a trickling request from outliving its limit by much.
+      connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(requestMs / 4))),
+    },
+  };
 }
 
 /** Fastify's answer to a URL it cannot decode, in our `{detail}` shape. */
@@ -35,7 +78,11 @@ function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyRe
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: loggerOptions(deps.logLevel, 'warren-api'),
+    logger: {
+      ...loggerOptions(deps.logLevel, 'warren-api', [...(deps.apiKeys ?? []), ...(deps.logSecrets ?? [])]),
+      ...(deps.logStream ? { stream: deps.logStream } : {}),
+    },
+    ...serverTimeouts(deps),
     genReqId: genRequestId,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: deps.bodyLimitBytes ?? 10 * 1024 * 1024,
@@ -67,8 +114,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     void reply.header(INSTANCE_HEADER, deps.instanceId);
   });
   await registerCors(app, deps.config.cors);
-  await registerOpenApi(app, VERSION);
   await app.register(websocket, { options: { maxPayload: 10 * 1024 * 1024 } });
+  // After CORS, whose hook answers browsers' preflights (they never carry a key) on its own, and
+  // after the WebSocket plugin, whose hooks close the socket of an upgrade that is refused.
+  registerAuth(app, { apiKeys: deps.apiKeys ?? [] });
+  await registerOpenApi(app, VERSION, { auth: (deps.apiKeys ?? []).length > 0 });
 
   await app.register(systemRoutes, {
     version: VERSION,

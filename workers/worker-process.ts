@@ -5,6 +5,7 @@ import type { EnvConfig } from '../src/config/env.js';
 import type { LoadedConfig } from '../src/config/load-config.js';
 import { resolveSkillsDir } from '../src/config/extensions.js';
 import { PROJECT_SKILLS_DIR } from '../src/config/paths.js';
+import { configSecrets } from '../src/config/secrets.js';
 import { createGraphRegistry, type GraphServices } from '../src/graphs/registry.js';
 import { createTaskDispatcher } from '../src/queue/task-queue.js';
 import { createLogger } from '../src/logger.js';
@@ -15,6 +16,7 @@ import { createStores } from '../src/store/stores.js';
 import { createSubagentRunnerFor } from './agent/lead-agent.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
 import { startTaskWorker } from './task-worker.js';
+import { createMcpOAuth } from './tools/mcp-oauth.js';
 import { createMcpToolset } from './tools/mcp-tools.js';
 import { watchMcpConfig } from './tools/mcp-reload.js';
 
@@ -36,10 +38,20 @@ export interface WorkerProcessOptions {
 
 export async function createWorkerProcess({ env, loaded, lockDurationMs, stalledIntervalMs, logStream, bwrapPath }: WorkerProcessOptions): Promise<WorkerProcess> {
   const { config, dir } = loaded;
-  const log = createLogger(env.logLevel, 'warren-worker', logStream);
+  const log = createLogger(env.logLevel, 'warren-worker', {
+    ...(logStream ? { stream: logStream } : {}),
+    secrets: configSecrets(config, process.env, env.apiKeys),
+  });
   const redis = connectRedis(env.redisUrl, 'worker', log);
   const stores = createStores(redis.command);
-  const mcp = createMcpToolset({ extensionsConfigPath: env.extensionsConfigPath, log });
+  // OAuth tokens are cached per server for the life of the process, across MCP reloads.
+  const mcpOAuth = createMcpOAuth({ log });
+  const mcp = createMcpToolset({
+    extensionsConfigPath: env.extensionsConfigPath,
+    log,
+    httpAuth: (name, server) => mcpOAuth.sourceFor(name, server),
+    stdioAllowedCommands: config.mcp.stdio_allowed_commands,
+  });
   const mcpSubscriber = redis.subscriber('mcp');
   await watchMcpConfig(mcpSubscriber, mcp, log);
   const tasks = createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command);

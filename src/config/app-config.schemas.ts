@@ -1,6 +1,7 @@
 // The shape of config.yaml. The TypeBox schema is the single source of validation and types.
 import { Type, type Static, type TObject, type TProperties } from 'typebox';
 import { Value } from 'typebox/value';
+import { DEFAULT_STDIO_ALLOWED_COMMANDS } from './mcp-stdio-policy.js';
 
 const NonEmpty = Type.String({ minLength: 1 });
 
@@ -127,6 +128,16 @@ export const AuthConfigSchema = Type.Object({
   api_keys: Type.Array(ApiKeySchema, { default: [] }),
 });
 
+export const McpToolsConfigSchema = Type.Object({
+  /**
+   * Commands a stdio MCP server may start: bare names (looked up on PATH) or absolute paths.
+   * An empty list refuses every stdio server. The rules are in src/config/mcp-stdio-policy.ts.
+   */
+  stdio_allowed_commands: Type.Array(Type.String({ pattern: '^(/.+|[A-Za-z0-9._+-]+)$' }), {
+    default: [...DEFAULT_STDIO_ALLOWED_COMMANDS],
+  }),
+});
+
 export const AppConfigSchema = Type.Object(
   {
     models: Type.Array(ModelConfigSchema, { default: [] }),
@@ -142,6 +153,7 @@ export const AppConfigSchema = Type.Object(
     runtime: withDefault(RuntimeConfigSchema),
     cors: withDefault(CorsConfigSchema),
     auth: withDefault(AuthConfigSchema),
+    mcp: withDefault(McpToolsConfigSchema),
   },
   { additionalProperties: false },
 );

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError } from '../errors.js';
+import { ApiKeySchema } from './app-config.schemas.js';
 
 export const EnvConfigSchema = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65_535 }),
@@ -28,6 +29,11 @@ export const EnvConfigSchema = Type.Object({
   workerConcurrency: Type.Integer({ minimum: 1, maximum: 256 }),
   /** This process's name in logs and the X-Warren-Instance header. */
   instanceId: Type.String({ pattern: '^[A-Za-z0-9._:-]{1,128}$' }),
+  /**
+   * API keys from WARREN_API_KEYS (comma-separated). Absent or empty, with no `auth.api_keys` in
+   * config.yaml either, the API is open, as the spec's default is.
+   */
+  apiKeys: Type.Optional(Type.Array(ApiKeySchema)),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -43,6 +49,10 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     queueName: env.WARREN_QUEUE ?? 'runs',
     workerConcurrency: Number(env.WARREN_WORKER_CONCURRENCY ?? 8),
     instanceId: env.WARREN_INSTANCE_ID ?? `${hostname()}-${process.pid}`,
+    apiKeys: (env.WARREN_API_KEYS ?? '')
+      .split(',')
+      .map((key) => key.trim())
+      .filter((key) => key !== ''),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -55,9 +65,11 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       queueName: 'WARREN_QUEUE',
       workerConcurrency: 'WARREN_WORKER_CONCURRENCY',
       instanceId: 'WARREN_INSTANCE_ID',
+      apiKeys: 'WARREN_API_KEYS',
     };
+    // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {
-      const key = e.instancePath.replace(/^\//, '');
+      const key = e.instancePath.split('/')[1] ?? '';
       return `${names[key] ?? key} ${e.message}`;
     });
     throw new ConfigError(`Invalid environment: ${problems.join('; ')}`);

@@ -15,6 +15,56 @@ export type McpServerType = Static<typeof McpServerTypeSchema>;
 
 const StringMapSchema = Type.Record(Type.String(), Type.String());
 
+export const McpOAuthGrantTypeSchema = Type.Union([Type.Literal('client_credentials'), Type.Literal('refresh_token')]);
+export type McpOAuthGrantType = Static<typeof McpOAuthGrantTypeSchema>;
+
+/** What an `oauth` block means when a field is left out: one table for the schema and the workers. */
+export const MCP_OAUTH_DEFAULTS = Object.freeze({
+  enabled: true,
+  grant_type: 'client_credentials' as McpOAuthGrantType,
+  token_field: 'access_token',
+  token_type_field: 'token_type',
+  expires_in_field: 'expires_in',
+  default_token_type: 'Bearer',
+  refresh_skew_seconds: 60,
+});
+
+/** The fields of an `oauth` block that are never shown on a read. */
+export const MCP_OAUTH_SECRET_FIELDS = ['client_secret', 'refresh_token'] as const;
+
+const FieldName = (fallback: string) => Type.Optional(Type.String({ minLength: 1, default: fallback }));
+
+/**
+ * OAuth 2.0 for an http or sse server: workers fetch a token from `token_url` and send it as
+ * `Authorization`. String values are literals or `$NAME` references, resolved by workers.
+ * `token_url` is required, but that is checked by mcpServerProblem rather than here, so a
+ * hand-edited file with one bad block costs that server only, not the whole file.
+ */
+export const McpOAuthSchema = Type.Object(
+  {
+    enabled: Type.Optional(Type.Boolean({ default: MCP_OAUTH_DEFAULTS.enabled })),
+    token_url: Type.Optional(Type.String()),
+    grant_type: Type.Optional(Type.Union(McpOAuthGrantTypeSchema.anyOf, { default: MCP_OAUTH_DEFAULTS.grant_type })),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+    refresh_token: Type.Optional(Type.String()),
+    scope: Type.Optional(Type.String()),
+    audience: Type.Optional(Type.String()),
+    /** Where the token response holds the token, its type and its lifetime in seconds. */
+    token_field: FieldName(MCP_OAUTH_DEFAULTS.token_field),
+    token_type_field: FieldName(MCP_OAUTH_DEFAULTS.token_type_field),
+    expires_in_field: FieldName(MCP_OAUTH_DEFAULTS.expires_in_field),
+    /** The type sent when the response names none. */
+    default_token_type: FieldName(MCP_OAUTH_DEFAULTS.default_token_type),
+    /** A token is replaced this long before it expires. */
+    refresh_skew_seconds: Type.Optional(Type.Integer({ minimum: 0, default: MCP_OAUTH_DEFAULTS.refresh_skew_seconds })),
+    /** More form fields for the token request (`resource`, ...). */
+    extra_token_params: Type.Optional(StringMapSchema),
+  },
+  { additionalProperties: false },
+);
+export type McpOAuth = Static<typeof McpOAuthSchema>;
+
 export const McpServerSchema = Type.Object(
   {
     enabled: Type.Optional(Type.Boolean()),
@@ -27,6 +77,8 @@ export const McpServerSchema = Type.Object(
     /** sse and http: the server's address. */
     url: Type.Optional(Type.String()),
     headers: Type.Optional(StringMapSchema),
+    /** sse and http: fetch an OAuth 2.0 token and send it as `Authorization`. */
+    oauth: Type.Optional(McpOAuthSchema),
     description: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
@@ -48,18 +100,36 @@ export type ExtensionsConfig = Static<typeof ExtensionsConfigSchema>;
 export const MCP_SERVER_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 const MCP_SERVER_NAME_RE = new RegExp(MCP_SERVER_NAME_PATTERN);
 
+const isHttpUrl = (value: string): boolean => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
+const ENV_REF_RE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
+
+function oauthProblem(name: string, oauth: McpOAuth): string | null {
+  const tokenUrl = oauth.token_url?.trim();
+  if (!tokenUrl) return `server "${name}" has an oauth block without oauth.token_url`;
+  // A `$NAME` is resolved by workers; only a literal can be checked here.
+  if (!ENV_REF_RE.test(tokenUrl) && !isHttpUrl(tokenUrl)) return `server "${name}" has an oauth.token_url that is not an http(s) address`;
+  const grant = oauth.grant_type ?? MCP_OAUTH_DEFAULTS.grant_type;
+  if (grant === 'client_credentials' && !oauth.client_id?.trim()) {
+    return `server "${name}" uses grant_type client_credentials and needs oauth.client_id`;
+  }
+  if (grant === 'refresh_token' && !oauth.refresh_token?.trim()) {
+    return `server "${name}" uses grant_type refresh_token and needs oauth.refresh_token`;
+  }
+  return null;
+}
+
 /** What makes a server entry unusable, or null. Names become tool prefixes, so they are plain. */
 export function mcpServerProblem(name: string, server: McpServer): string | null {
   if (!MCP_SERVER_NAME_RE.test(name)) return `server name "${name}" must match ${MCP_SERVER_NAME_PATTERN}`;
   const type = server.type ?? 'stdio';
-  if (type === 'stdio' && !server.command?.trim()) return `server "${name}" is of type stdio and needs a command`;
-  if (type !== 'stdio') {
-    if (!server.url?.trim()) return `server "${name}" is of type ${type} and needs a url`;
-    if (!URL.canParse(server.url) || !/^https?:$/.test(new URL(server.url).protocol)) {
-      return `server "${name}" has a url that is not an http(s) address`;
-    }
+  if (type === 'stdio') {
+    if (!server.command?.trim()) return `server "${name}" is of type stdio and needs a command`;
+    if (server.oauth) return `server "${name}" is of type stdio, and oauth applies to http and sse servers only`;
+    return null;
   }
-  return null;
+  if (!server.url?.trim()) return `server "${name}" is of type ${type} and needs a url`;
+  if (!isHttpUrl(server.url)) return `server "${name}" has a url that is not an http(s) address`;
+  return server.oauth ? oauthProblem(name, server.oauth) : null;
 }
 
 export function emptyExtensionsConfig(): ExtensionsConfig {

@@ -1,6 +1,6 @@
-// Runs convertDocument in a worker thread with a heap cap and a wall-clock limit, so a hostile
-// or pathological document can crash, exhaust or hang only its worker. Every failure becomes a
-// ConversionError; the caller's process and event loop carry on.
+// Runs convertDocument in a worker thread with a heap cap, a cap on its buffers and a wall-clock
+// limit, so a hostile or pathological document can crash, exhaust or hang only its worker. Every
+// failure becomes a ConversionError; the caller's process and event loop carry on.
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -15,12 +15,22 @@ import type { WorkerInput } from './worker-protocol.js';
 export interface SandboxLimits extends ConvertOptions {
   /** Heap cap of the worker (V8 old generation). Default 512 MB. */
   maxOldGenerationSizeMb?: number;
+  /**
+   * Cap on the worker's buffers (ArrayBuffers live outside the V8 heap, so the heap cap does not
+   * see them: a 1 MB PDF whose stream inflates to 1 GiB allocates exactly that). Default: the
+   * heap cap.
+   */
+  maxExternalMemoryMb?: number;
+  /** How often the buffers are measured. Default 50 ms. */
+  memoryCheckMs?: number;
   /** Wall-clock limit for the whole conversion. Default 60 s. */
   timeoutMs?: number;
 }
 
 export const DEFAULT_SANDBOX_MEMORY_MB = 512;
 export const DEFAULT_SANDBOX_TIMEOUT_MS = 60_000;
+const DEFAULT_MEMORY_CHECK_MS = 50;
+const MB = 1024 * 1024;
 
 // Under vitest (or any run from source) only the .ts files exist. Node strips types natively
 // but does not map the `.js` import specifiers to `.ts`, and cannot strip every construct, so
@@ -87,6 +97,7 @@ export function convertInSandbox(bytes: Buffer, filename: string, limits: Sandbo
   const label = displayName(filename);
   const timeoutMs = limits.timeoutMs ?? DEFAULT_SANDBOX_TIMEOUT_MS;
   const memoryMb = limits.maxOldGenerationSizeMb ?? DEFAULT_SANDBOX_MEMORY_MB;
+  const externalMb = limits.maxExternalMemoryMb ?? memoryMb;
   // A private copy is transferred, so the caller's buffer stays usable and nothing is cloned twice.
   const copy = new Uint8Array(bytes);
   const input: WorkerInput = { bytes: copy, filename, options: convertOptions(limits) };
@@ -116,11 +127,13 @@ export function convertInSandbox(bytes: Buffer, filename: string, limits: Sandbo
     // LibreOffice runs in flight: pid → temp dir, cleaned up here if the worker cannot.
     const processGroups = new Map<number, string>();
     let timer: NodeJS.Timeout | undefined;
+    let watchdog: NodeJS.Timeout | undefined;
     let settled = false;
     const settle = (error: ConversionError | null, markdown = ''): void => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      clearInterval(watchdog);
       for (const [pid, workDir] of processGroups) {
         killGroup(pid);
         if (isSofficeWorkDir(workDir)) void rm(workDir, { recursive: true, force: true }).catch(() => {});
@@ -138,6 +151,22 @@ export function convertInSandbox(bytes: Buffer, filename: string, limits: Sandbo
     timer = setTimeout(() => {
       fail(`it took longer than ${formatDuration(timeoutMs)}, so the conversion was stopped.`);
     }, timeoutMs);
+
+    // The heap statistics come through an interrupt, so they arrive even while a parser is in a
+    // long synchronous loop. Between two checks a buffer can at most double, which bounds the
+    // overshoot to about twice the cap.
+    watchdog = setInterval(() => {
+      worker.getHeapStatistics().then(
+        (stats) => {
+          if (stats.external_memory > externalMb * MB) {
+            fail(`it needed more than ${externalMb} MB of memory, so the conversion was stopped.`);
+          }
+        },
+        // The worker has just exited: its own exit or error event settles the conversion.
+        () => undefined,
+      );
+    }, limits.memoryCheckMs ?? DEFAULT_MEMORY_CHECK_MS);
+    watchdog.unref();
 
     worker.on('message', (raw: unknown) => {
       const message = parseWorkerMessage(raw);

@@ -3,6 +3,7 @@
 // (api-server.ts) wires the announcement.
 import type { AppConfig } from '../config/app-config.schemas.js';
 import type { ExtensionsStore } from '../config/extensions.js';
+import type { StdioPolicy } from '../config/mcp-stdio-policy.js';
 import type { SandboxLimits } from '../convert/sandbox.js';
 import type { ThreadFiles } from '../store/thread-files.js';
 
@@ -37,6 +38,8 @@ export interface GatewayDeps {
   skillsDir: string;
   /** Observes each conversion's duration in seconds, by file extension (for /metrics). */
   onConversion?: (format: string, seconds: number) => void;
+  /** What a stdio MCP server may start; a PUT that breaks it changes nothing. */
+  stdioPolicy: StdioPolicy;
   /** Tells every API and worker process to reload extensions_config.json. */
   announceExtensionsChanged: () => Promise<void>;
   settings: GatewaySettings;

@@ -1,11 +1,23 @@
 // MCP configuration. Reads mask literal env and header values as `***` (a `$NAME` reference is
-// shown as written, it is no secret). Writes turn `***` back into the stored value, so a client
-// can send back what it read without ever seeing a secret; `$NAME` is stored, never resolved.
-import { mcpServerProblem, type McpServer } from '../config/extensions.js';
+// shown as written, it is no secret) and show a stored oauth client_secret or refresh_token as
+// null. Writes turn `***` and null back into the stored value, so a client can send back what
+// it read without ever seeing a secret; `$NAME` is stored, never resolved.
+// A write is checked whole before anything is stored: the shape of each entry (422) and the
+// stdio policy (400). Either failure leaves the file as it was.
+import { Value } from 'typebox/value';
+import {
+  MCP_OAUTH_SECRET_FIELDS,
+  mcpServerProblem,
+  McpServerTypeSchema,
+  type McpOAuth,
+  type McpServer,
+  type McpServerType,
+} from '../config/extensions.js';
+import { checkStdioServer } from '../config/mcp-stdio-policy.js';
 import { BadRequestError, ValidationError } from '../errors.js';
-import type { GatewayDeps } from './gateway-deps.js';
-import type { McpConfig } from './mcp.schemas.js';
 import type { Success } from './common.schemas.js';
+import type { GatewayDeps } from './gateway-deps.js';
+import type { McpConfig, McpOAuthBody, McpServerBody } from './mcp.schemas.js';
 
 export const MASK = '***';
 const ENV_REF = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
@@ -33,38 +45,92 @@ function unmask(
   return out;
 }
 
-export function createMcpService(deps: Pick<GatewayDeps, 'extensions' | 'announceExtensionsChanged'>) {
+/** A stored secret reads as null (even a `$NAME`: the issue asks that these two never show). */
+function maskOAuth(oauth: McpOAuth): McpOAuthBody {
+  const out: McpOAuthBody = { ...oauth };
+  for (const field of MCP_OAUTH_SECRET_FIELDS) {
+    if (oauth[field]) out[field] = null;
+    else delete out[field];
+  }
+  return out;
+}
+
+/**
+ * null keeps the stored value, "" clears it, any other string replaces it. A field left out
+ * also keeps it: some JSON serialisers drop null members, and losing a secret that way would
+ * only show up later, as a failing token request.
+ */
+function mergeOAuth(given: McpOAuthBody, stored: McpOAuth | undefined): McpOAuth {
+  const { client_secret: _secret, refresh_token: _refresh, ...rest } = given;
+  const out: McpOAuth = { ...rest };
+  for (const field of MCP_OAUTH_SECRET_FIELDS) {
+    const value = given[field];
+    const next = value === null || value === undefined ? stored?.[field] : value;
+    if (next) out[field] = next;
+  }
+  return out;
+}
+
+const isServerType = (type: string): type is McpServerType => Value.Check(McpServerTypeSchema, type);
+
+function serverType(name: string, type: string | undefined): McpServerType {
+  const given = type ?? 'stdio';
+  if (isServerType(given)) return given;
+  throw new ValidationError(`mcpServers: server "${name}" has type "${given.slice(0, 40)}", which is not supported (use stdio, http or sse).`);
+}
+
+/** The entry to store: defaults filled, secrets restored from `stored`. */
+function mergeServer(name: string, server: McpServerBody, stored: McpServer | undefined): McpServer {
+  const { oauth, type, ...rest } = server;
+  const entry: McpServer = { ...rest, enabled: server.enabled ?? true, type: serverType(name, type) };
+  for (const field of SECRET_FIELDS) {
+    const values = server[field];
+    if (values) entry[field] = unmask(`mcpServers.${name}.${field}`, values, stored?.[field]);
+  }
+  if (oauth) entry.oauth = mergeOAuth(oauth, stored?.oauth);
+  return entry;
+}
+
+function maskServer(server: McpServer): McpServerBody {
+  const { oauth, ...rest } = server;
+  const entry: McpServerBody = { ...rest };
+  for (const field of SECRET_FIELDS) {
+    const values = server[field];
+    if (values) entry[field] = mask(values);
+  }
+  if (oauth) entry.oauth = maskOAuth(oauth);
+  return entry;
+}
+
+type McpDeps = Pick<GatewayDeps, 'extensions' | 'announceExtensionsChanged' | 'stdioPolicy'>;
+
+export function createMcpService(deps: McpDeps) {
+  /** Throws the first problem: 422 for a malformed entry, then 400 for a policy breach. */
+  async function check(servers: Record<string, McpServer>): Promise<void> {
+    for (const [name, server] of Object.entries(servers)) {
+      const problem = mcpServerProblem(name, server);
+      if (problem) throw new ValidationError(`mcpServers: ${problem}.`);
+    }
+    // Disabled entries too: enabling one later must not need a second look.
+    for (const [name, server] of Object.entries(servers)) {
+      if (server.type !== 'stdio') continue;
+      const verdict = await checkStdioServer(name, server, deps.stdioPolicy);
+      if (!verdict.ok) throw new BadRequestError(`mcpServers: ${verdict.reason}.`);
+    }
+  }
+
   return {
     async get(): Promise<McpConfig> {
       const { mcpServers } = await deps.extensions.read();
-      const masked: Record<string, McpServer> = {};
-      for (const [name, server] of Object.entries(mcpServers)) {
-        const entry: McpServer = { ...server };
-        for (const field of SECRET_FIELDS) {
-          const values = server[field];
-          if (values) entry[field] = mask(values);
-        }
-        masked[name] = entry;
-      }
-      return { mcpServers: masked };
+      return { mcpServers: Object.fromEntries(Object.entries(mcpServers).map(([name, server]) => [name, maskServer(server)])) };
     },
 
     async replace(body: McpConfig): Promise<Success> {
-      for (const [name, server] of Object.entries(body.mcpServers)) {
-        const problem = mcpServerProblem(name, server);
-        if (problem) throw new ValidationError(`mcpServers: ${problem}.`);
-      }
-      const count = await deps.extensions.update((config) => {
+      // Merged inside the update, against what is stored at that moment; a throw writes nothing.
+      const count = await deps.extensions.update(async (config) => {
         const next: Record<string, McpServer> = {};
-        for (const [name, server] of Object.entries(body.mcpServers)) {
-          const stored = config.mcpServers[name];
-          const entry: McpServer = { ...server, enabled: server.enabled ?? true, type: server.type ?? 'stdio' };
-          for (const field of SECRET_FIELDS) {
-            const values = server[field];
-            if (values) entry[field] = unmask(`mcpServers.${name}.${field}`, values, stored?.[field]);
-          }
-          next[name] = entry;
-        }
+        for (const [name, server] of Object.entries(body.mcpServers)) next[name] = mergeServer(name, server, config.mcpServers[name]);
+        await check(next);
         config.mcpServers = next;
         return Object.keys(next).length;
       });

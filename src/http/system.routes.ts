@@ -15,8 +15,11 @@ export async function systemRoutes(app: FastifyInstance, opts: SystemRoutesOptio
   app.get(
     '/ok',
     {
+      // Load balancers poll it without credentials: the one route API keys never guard.
+      config: { public: true },
       schema: {
         tags: ['system'],
+        security: [],
         response: { 200: Type.Object({ ok: Type.Boolean(), redis: Type.Boolean() }) },
       },
     },

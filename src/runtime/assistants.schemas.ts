@@ -1,6 +1,6 @@
 // Assistants: one per configured graph, with the graph id as its assistant id.
 import { Type, type Static } from 'typebox';
-import { JsonObjectSchema } from './common.schemas.js';
+import { JsonObjectSchema, OffsetSchema } from './common.schemas.js';
 
 export const AssistantSchema = Type.Object({
   assistant_id: Type.String(),
@@ -24,7 +24,7 @@ export const AssistantSearchSchema = Type.Object(
     name: Type.Optional(Type.String({ maxLength: 128 })),
     metadata: Type.Optional(JsonObjectSchema),
     limit: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    offset: OffsetSchema,
   },
   { additionalProperties: false },
 );

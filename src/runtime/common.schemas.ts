@@ -13,6 +13,12 @@ export type RunParams = Static<typeof RunParamsSchema>;
 
 export const JsonObjectSchema = Type.Record(Type.String(), Type.Unknown());
 
+/**
+ * A page offset. Bounded: Redis takes 64-bit offsets, and a number past that (1e308 is an
+ * integer to JSON) made ZRANGE fail with a 500 where the client's input was at fault.
+ */
+export const OffsetSchema = Type.Integer({ minimum: 0, maximum: 2_147_483_647, default: 0 });
+
 export const ErrorSchema = Type.Object({ detail: Type.String() });
 
 /** Bodiless success answers (the LangGraph SDK reads no body from 202 and 204). */

@@ -2,7 +2,7 @@
 // send fields such as `durability` that we do not use); a bad value is a 422.
 import { Type, type Static } from 'typebox';
 import { MultitaskStrategySchema, RunSchema, RunStatusSchema } from '../store/records.js';
-import { IdSchema, JsonObjectSchema } from './common.schemas.js';
+import { IdSchema, JsonObjectSchema, OffsetSchema } from './common.schemas.js';
 
 /** The seed's eight stream modes; `tools`, `messages` or anything else is refused. */
 export const StreamModeSchema = Type.Union([
@@ -73,7 +73,7 @@ export type RunCreate = Static<typeof RunCreateSchema>;
 
 export const RunListQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  offset: OffsetSchema,
   status: Type.Optional(RunStatusSchema),
 });
 export type RunListQuery = Static<typeof RunListQuerySchema>;

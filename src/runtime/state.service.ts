@@ -1,8 +1,8 @@
 // Thread state, read and written through the graph and Warren's checkpointer. The API never
 // executes a node here: getState, updateState and getStateHistory only touch checkpoints.
 import type { RunnableConfig } from '@langchain/core/runnables';
-import type { StateSnapshot } from '@langchain/langgraph';
-import { BadRequestError, ConflictError } from '../errors.js';
+import { InvalidUpdateError, type StateSnapshot } from '@langchain/langgraph';
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { DEFAULT_GRAPH_ID } from '../graphs/registry.js';
 import { toWire } from '../graphs/serialize.js';
 import type { Thread } from '../store/records.js';
@@ -68,6 +68,23 @@ export function toThreadState(snapshot: StateSnapshot): ThreadState {
   };
 }
 
+const UNKNOWN_SUBGRAPH = /^Subgraph ".*" not found$/s;
+
+/**
+ * LangGraph answers a client's bad reference or update with plain errors, which would become
+ * 500s (and SDK retries): a `checkpoint_ns` naming no subgraph, an update the graph cannot
+ * apply. They are translated here, where they are caught; anything else is rethrown as is.
+ */
+async function translateGraphErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof InvalidUpdateError) throw new ValidationError(err.message, { cause: err });
+    if (err instanceof Error && UNKNOWN_SUBGRAPH.test(err.message)) throw new NotFoundError(err.message, { cause: err });
+    throw err;
+  }
+}
+
 const graphIdOf = (thread: Thread): string | null =>
   typeof thread.metadata.graph_id === 'string' ? thread.metadata.graph_id : null;
 
@@ -95,7 +112,9 @@ export function createStateService(deps: RuntimeDeps) {
       const thread = await threads.require(threadId);
       const graph = await graphFor(threadId, thread, false);
       if (!graph) return EMPTY_STATE;
-      const snapshot = await graph.getState(stateConfig(threadId, options.checkpoint), { subgraphs: options.subgraphs ?? false });
+      const snapshot = await translateGraphErrors(() =>
+        graph.getState(stateConfig(threadId, options.checkpoint), { subgraphs: options.subgraphs ?? false }),
+      );
       return toThreadState(snapshot);
     },
 
@@ -105,7 +124,7 @@ export function createStateService(deps: RuntimeDeps) {
       const graph = await graphFor(threadId, thread, true);
       if (!graph) throw new BadRequestError(`Thread ${threadId} has no graph`);
       const ref = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
-      const next = await graph.updateState(stateConfig(threadId, ref), body.values ?? null, body.as_node);
+      const next = await translateGraphErrors(() => graph.updateState(stateConfig(threadId, ref), body.values ?? null, body.as_node));
       const snapshot = await graph.getState(stateConfig(threadId));
       await threads.setValues(threadId, toWire(snapshot.values ?? {}));
       if (!graphIdOf(thread)) await threads.patchMetadata(threadId, { graph_id: DEFAULT_GRAPH_ID });
@@ -117,15 +136,17 @@ export function createStateService(deps: RuntimeDeps) {
       const graph = await graphFor(threadId, thread, false);
       if (!graph) return [];
       const beforeId = typeof body.before === 'string' ? body.before : body.before?.configurable.checkpoint_id;
-      const out: ThreadState[] = [];
-      for await (const snapshot of graph.getStateHistory(stateConfig(threadId, body.checkpoint), {
-        limit: body.limit,
-        ...(beforeId ? { before: { configurable: { checkpoint_id: beforeId } } } : {}),
-        ...(body.metadata ? { filter: body.metadata } : {}),
-      })) {
-        out.push(toThreadState(snapshot));
-      }
-      return out;
+      return translateGraphErrors(async () => {
+        const out: ThreadState[] = [];
+        for await (const snapshot of graph.getStateHistory(stateConfig(threadId, body.checkpoint), {
+          limit: body.limit,
+          ...(beforeId ? { before: { configurable: { checkpoint_id: beforeId } } } : {}),
+          ...(body.metadata ? { filter: body.metadata } : {}),
+        })) {
+          out.push(toThreadState(snapshot));
+        }
+        return out;
+      });
     },
   };
 }

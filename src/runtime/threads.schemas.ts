@@ -1,7 +1,7 @@
 // Thread, state and history shapes, as the LangGraph API spells them.
 import { Type, type Static } from 'typebox';
 import { ThreadSchema, ThreadStatusSchema } from '../store/records.js';
-import { ID_PATTERN, JsonObjectSchema } from './common.schemas.js';
+import { ID_PATTERN, JsonObjectSchema, OffsetSchema } from './common.schemas.js';
 import { CheckpointRefSchema } from './runs.schemas.js';
 
 export const ThreadCreateSchema = Type.Object(
@@ -36,7 +36,7 @@ export const ThreadSearchSchema = Type.Object(
     ids: Type.Optional(Type.Array(Type.String({ pattern: ID_PATTERN }), { maxItems: 1000 })),
     status: Type.Optional(ThreadStatusSchema),
     limit: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    offset: OffsetSchema,
     sort_by: Type.Optional(ThreadSortBySchema),
     sort_order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     select: Type.Optional(Type.Array(Type.Union(THREAD_FIELDS.map((f) => Type.Literal(f))), { maxItems: 16 })),

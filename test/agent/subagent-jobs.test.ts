@@ -52,7 +52,8 @@ describe('sub-agent jobs', () => {
     const queue = new Queue(taskQueueName(stack.env.queueName), { connection: { ...redisOptionsFromUrl(inject('redisUrl')), maxRetriesPerRequest: null }, prefix: keys.bullPrefix() });
     try {
       const jobs = await Promise.all([1, 2, 3].map((i) => queue.getJob(taskJobId(runId, `call_part_${i}`))));
-      expect(jobs.map((j) => j?.returnvalue)).toEqual(['done 1 with some words', 'done 2 with some words', 'done 3 with some words']);
+      // The scripted model hands out answers in request order, so which job got which is open.
+      expect(jobs.map((j) => j?.returnvalue).sort()).toEqual(['done 1 with some words', 'done 2 with some words', 'done 3 with some words']);
       const workers = new Set(jobs.map((j) => j?.processedBy));
       expect(workers.size).toBe(3);
       console.log(`[subagents] 3 tasks ran on ${[...workers].join(', ')}`);

@@ -137,7 +137,7 @@ describe('MCP configuration', () => {
 
   it('serialises concurrent writes: the file always holds one whole configuration', async () => {
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => put({ mcpServers: { [`s${i}`]: { command: 'x', env: { K: `v${i}` } } } })),
+      Array.from({ length: 8 }, (_, i) => put({ mcpServers: { [`s${i}`]: { command: 'npx', env: { K: `v${i}` } } } })),
     );
     expect(results.every((r) => r.statusCode === 200)).toBe(true);
     const names = Object.keys(stored().mcpServers);

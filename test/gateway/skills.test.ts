@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject as provided, it } from 'v
 import { PROJECT_SKILLS_DIR } from '../../src/config/paths.js';
 import { parseSkillManifest } from '../../src/skills/manifest.js';
 import { multipart, startGatewayApp, type GatewayApp } from './gateway-app.js';
-import { buildZip, skillMd, type ZipEntrySpec } from './zip-writer.js';
+import { buildZip, deflatedZeros, skillMd, type ZipEntrySpec } from './zip-writer.js';
 import { keys } from '../../src/store/keys.js';
 
 let gw: GatewayApp;
@@ -230,5 +230,104 @@ describe('install', () => {
     const names = res.json().skills.map((s: { name: string }) => s.name);
     expect(names).toContain('pdf-tables');
     expect(names).not.toContain('broken');
+  });
+});
+
+describe('hostile archives (issue 7)', () => {
+  const MiB = 1024 * 1024;
+
+  /** Runs `work` while sampling this process's RSS; returns how far it rose above the start. */
+  async function rssRise(work: () => Promise<void>): Promise<number> {
+    const start = process.memoryUsage().rss;
+    let peak = start;
+    const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 5);
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+    }
+    return Math.max(peak, process.memoryUsage().rss) - start;
+  }
+
+  it('refuses a real deflate bomb (300 MiB of zeros in a few hundred KiB) from its declared size, without inflating it', async () => {
+    const zeros = await deflatedZeros(300 * MiB);
+    const archive = buildZip([{ name: 'SKILL.md', data: good('bomb') }, { name: 'zeros.bin', deflated: zeros }]);
+    expect(archive.length).toBeLessThan(1 * MiB);
+    const before = customEntries();
+    const rise = await rssRise(async () => {
+      const res = await install(archive);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().detail).toMatch(/expands to more than 200 MiB/);
+    });
+    expect(rise).toBeLessThan(64 * MiB);
+    expect(customEntries()).toEqual(before);
+  });
+
+  it('stops a deflate bomb that declares a tiny size at that size, and keeps nothing', async () => {
+    const zeros = await deflatedZeros(300 * MiB);
+    const archive = buildZip([{ name: 'SKILL.md', data: good('liar-bomb') }, { name: 'zeros.bin', deflated: zeros, declaredSize: 1000 }]);
+    const before = customEntries();
+    const rise = await rssRise(async () => {
+      const res = await install(archive);
+      expect(res.statusCode).toBe(400);
+      expect(res.json().detail).toMatch(/zeros\.bin" is damaged/);
+    });
+    expect(rise).toBeLessThan(64 * MiB);
+    expect(customEntries()).toEqual(before);
+  });
+
+  it('adds up the entries: many honest ones over 200 MiB together are refused', async () => {
+    const zeros = await deflatedZeros(41 * MiB);
+    const entries: ZipEntrySpec[] = [{ name: 'SKILL.md', data: good('many-bombs') }];
+    for (let i = 0; i < 5; i++) entries.push({ name: `part${i}.bin`, deflated: zeros });
+    const res = await install(buildZip(entries));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(/expands to more than 200 MiB/);
+  });
+
+  it.each([
+    ['./../x', /contains "\.\."/],
+    ['a/./../../x', /contains "\.\."/],
+    ['a/b/../../../x', /contains "\.\."/],
+    ['../', /contains "\.\."/],
+    ['a/..', /contains "\.\."/],
+    ['//etc/x', /absolute path/],
+    ['c:x', /absolute path/],
+    ['a\\..\\..\\x', /backslash/],
+    ['a/\u0000/x', /control characters/],
+  ])('refuses the zip-slip name %j', async (name, detail) => {
+    const before = customEntries();
+    const res = await install(buildZip([{ name: 'SKILL.md', data: good('slip') }, { name, data: 'x' }]));
+    expect(res.statusCode).toBe(400);
+    expect(res.json().detail).toMatch(detail);
+    expect(customEntries()).toEqual(before);
+  });
+
+  it('refuses a symlink disguised as a folder entry, and a name given twice', async () => {
+    const link = await install(buildZip([{ name: 'SKILL.md', data: good('dir-link') }, { name: 'etc/', data: '/etc', mode: 0o120777 }]));
+    expect(link.statusCode).toBe(400);
+    expect(link.json().detail).toMatch(/symbolic link/);
+    const twice = await install(buildZip([{ name: 'SKILL.md', data: good('twice') }, { name: 'a.txt', data: 'one' }, { name: 'a.txt', data: 'two' }]));
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json().detail).toMatch(/appears twice/);
+  });
+
+  it('keeps look-alike names and nested archives as plain files inside the skill', async () => {
+    const inner = buildZip([{ name: '../../escape.txt', data: 'nested' }]);
+    const res = await install(
+      buildZip([
+        { name: 'SKILL.md', data: good('lookalike') },
+        { name: '\uff0e\uff0e/\uff0e\uff0e/x.txt', data: 'odd' },
+        { name: '\u2024\u2024/y.txt', data: 'odd' },
+        { name: 'inner.zip', data: inner },
+      ]),
+    );
+    expect(res.statusCode).toBe(200);
+    const dir = path.join(customDir(), 'lookalike');
+    expect(readFileSync(path.join(dir, '\uff0e\uff0e', '\uff0e\uff0e', 'x.txt'), 'utf8')).toBe('odd');
+    expect(readFileSync(path.join(dir, '\u2024\u2024', 'y.txt'), 'utf8')).toBe('odd');
+    expect(readFileSync(path.join(dir, 'inner.zip')).equals(inner)).toBe(true);
+    expect(existsSync(path.join(gw.skillsDir, 'escape.txt'))).toBe(false);
+    expect(existsSync(path.join(customDir(), 'escape.txt'))).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 // A minimal zip writer for tests. It writes exactly what it is told, including what a careful
 // archiver never would (absolute names, `..`, symlinks, lying sizes), so the installer's
 // refusals can be tested.
-import { crc32, deflateRawSync } from 'node:zlib';
+import { constants, crc32, createDeflate, createDeflateRaw, deflateRawSync } from 'node:zlib';
 
 export interface ZipEntrySpec {
   name: string;
@@ -12,6 +12,38 @@ export interface ZipEntrySpec {
   declaredSize?: number;
   encrypted?: boolean;
   store?: boolean;
+  /** Data already deflated (a bomb too big to hold), with its real size and CRC. */
+  deflated?: Deflated;
+}
+
+export interface Deflated {
+  body: Buffer;
+  size: number;
+  crc: number;
+}
+
+/**
+ * `bytes` copies of `fill` (zeros by default), deflated a MiB at a time so the test never holds
+ * them all: raw deflate for zip entries, or with the zlib wrapper that PDF's FlateDecode uses.
+ */
+export async function deflatedZeros(bytes: number, options: { fill?: number; zlib?: boolean } = {}): Promise<Deflated> {
+  const chunk = Buffer.alloc(1024 * 1024, options.fill ?? 0);
+  const deflater = options.zlib ? createDeflate({ level: constants.Z_BEST_COMPRESSION }) : createDeflateRaw({ level: constants.Z_BEST_COMPRESSION });
+  const parts: Buffer[] = [];
+  deflater.on('data', (part: Buffer) => parts.push(part));
+  const done = new Promise<void>((resolve, reject) => {
+    deflater.on('end', resolve);
+    deflater.on('error', reject);
+  });
+  let crc = 0;
+  for (let left = bytes; left > 0; left -= chunk.length) {
+    const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+    crc = crc32(piece, crc);
+    if (!deflater.write(piece)) await new Promise((resolve) => deflater.once('drain', resolve));
+  }
+  deflater.end();
+  await done;
+  return { body: Buffer.concat(parts), size: bytes, crc };
 }
 
 export function buildZip(entries: ZipEntrySpec[]): Buffer {
@@ -22,11 +54,11 @@ export function buildZip(entries: ZipEntrySpec[]): Buffer {
     const name = Buffer.from(e.name, 'utf8');
     const data = Buffer.isBuffer(e.data) ? e.data : Buffer.from(e.data ?? '');
     const isDir = e.name.endsWith('/');
-    const method = e.store || isDir ? 0 : 8;
-    const body = method === 8 ? deflateRawSync(data) : data;
-    const size = e.declaredSize ?? data.length;
+    const method = (e.store || isDir) && !e.deflated ? 0 : 8;
+    const body = e.deflated?.body ?? (method === 8 ? deflateRawSync(data) : data);
+    const size = e.declaredSize ?? e.deflated?.size ?? data.length;
     const flags = 0x0800 | (e.encrypted ? 0x1 : 0);
-    const crc = crc32(data);
+    const crc = e.deflated?.crc ?? crc32(data);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);

@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
+import type { DestinationStream } from 'pino';
 import { inject } from 'vitest';
 import { stringify } from 'yaml';
-import { createApiServer, type ApiServer } from '../../src/api-server.js';
+import { createApiServer, type ApiServer, type ApiServerOptions } from '../../src/api-server.js';
 import type { EnvConfig } from '../../src/config/env.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { createWorkerProcess, type WorkerProcess } from '../../workers/worker-process.js';
@@ -42,6 +43,13 @@ export interface StackOptions {
   workerConcurrency?: number;
   /** Runs on the app before it listens (to add test-only routes). */
   beforeListen?: (app: ApiServer['app']) => void;
+  /** Shorter HTTP timeouts (slow-client tests). */
+  timeouts?: ApiServerOptions['timeouts'];
+  /** Log lines of the API and the workers go here, at `logLevel` (default: silent, nowhere). */
+  logStream?: DestinationStream;
+  logLevel?: EnvConfig['logLevel'];
+  /** null: the workers act as if bubblewrap were not installed. */
+  bwrapPath?: string | null;
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
@@ -54,7 +62,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     redisUrl: inject('redisUrl'),
     home,
     extensionsConfigPath: path.join(home, 'extensions_config.json'),
-    logLevel: process.env.WARREN_TEST_LOG_LEVEL ?? 'silent',
+    logLevel: options.logLevel ?? process.env.WARREN_TEST_LOG_LEVEL ?? 'silent',
     queueName: `test-${randomUUID().slice(0, 8)}`,
     workerConcurrency: options.workerConcurrency ?? 4,
     instanceId: 'test-api',
@@ -65,12 +73,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     loaded,
     ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
     ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   options.beforeListen?.(api.app);
   const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
   const workers: WorkerProcess[] = [];
   const addWorker = async () => {
-    const w = await createWorkerProcess({ env: { ...env, instanceId: `worker-${workers.length}` }, loaded });
+    const w = await createWorkerProcess({
+      env: { ...env, instanceId: `worker-${workers.length}` },
+      loaded,
+      ...(options.logStream ? { logStream: options.logStream } : {}),
+      ...(options.bwrapPath !== undefined ? { bwrapPath: options.bwrapPath } : {}),
+    });
     workers.push(w);
     return w;
   };

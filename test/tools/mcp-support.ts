@@ -7,8 +7,12 @@ import { fileURLToPath } from 'node:url';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { pino, type Logger } from 'pino';
 import { writeExtensionsConfig, type McpServer } from '../../src/config/extensions.js';
+import { DEFAULT_STDIO_ALLOWED_COMMANDS } from '../../src/config/mcp-stdio-policy.js';
 
 export const FIXTURE_SERVER = fileURLToPath(new URL('../fixtures/mcp/fixture-server.ts', import.meta.url));
+
+/** The default allowlist plus the node running the tests, whatever `node` on PATH is. */
+export const TEST_STDIO_COMMANDS: readonly string[] = [...DEFAULT_STDIO_ALLOWED_COMMANDS, process.execPath];
 
 export type LogLine = Record<string, unknown> & { level: number; msg: string };
 

@@ -4,6 +4,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { ModelConfig } from '../../src/config/app-config.schemas.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
 import { RunError } from '../../src/errors.js';
+import { keyMaskingFetch } from './key-masking-fetch.js';
 
 export type Provider = 'openai' | 'anthropic' | 'deepseek' | 'ollama';
 
@@ -52,6 +53,7 @@ export async function createChatModel(model: ModelConfig, options: ModelOptions 
   const provider = providerOf(model);
   const apiKey = apiKeyFor(model, provider, env);
   const thinking = Boolean(options.thinkingEnabled && model.supports_thinking);
+  const fetch = keyMaskingFetch(apiKey);
   const common = {
     model: model.model,
     ...(model.max_tokens ? { maxTokens: model.max_tokens } : {}),
@@ -67,7 +69,7 @@ export async function createChatModel(model: ModelConfig, options: ModelOptions 
       return new ChatOpenAI({
         ...common,
         apiKey,
-        ...(model.base_url ? { configuration: { baseURL: model.base_url } } : {}),
+        configuration: { fetch, ...(model.base_url ? { baseURL: model.base_url } : {}) },
         // Sent as the request's own field: the client only adds `reasoning` for model names it
         // knows, but OpenAI-compatible servers (vLLM, DeepSeek, OpenRouter) take it too.
         ...(thinking ? { modelKwargs: { reasoning_effort: options.reasoningEffort ?? 'medium' } } : {}),
@@ -78,13 +80,14 @@ export async function createChatModel(model: ModelConfig, options: ModelOptions 
       return new ChatAnthropic({
         ...common,
         apiKey,
+        clientOptions: { fetch },
         ...(model.base_url ? { anthropicApiUrl: model.base_url } : {}),
         ...(thinking ? { thinking: { type: 'enabled', budget_tokens: Math.max(1024, Math.floor((model.max_tokens ?? 8192) / 2)) } } : {}),
       });
     }
     case 'deepseek': {
       const { ChatDeepSeek } = await import('@langchain/deepseek');
-      return new ChatDeepSeek({ ...common, apiKey, ...(model.base_url ? { configuration: { baseURL: model.base_url } } : {}) });
+      return new ChatDeepSeek({ ...common, apiKey, configuration: { fetch, ...(model.base_url ? { baseURL: model.base_url } : {}) } });
     }
     case 'ollama': {
       const { ChatOllama } = await import('@langchain/ollama');

@@ -12,6 +12,7 @@ import type { RunStreams, RunStreamWriter } from '../../src/store/run-stream.js'
 import type { RunStore } from '../../src/store/runs.js';
 import type { ThreadStore } from '../../src/store/threads.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
+import { StreamBarrier } from './stream-barrier.js';
 import { streamGraph, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput, runKwargs } from './run-config.js';
 
@@ -102,7 +103,8 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
   let settlement: Settlement;
   let values: Record<string, unknown> | null | undefined;
   let interrupts: Record<string, unknown> | undefined;
-  const saver = new FencedCheckpointSaver(deps.checkpoints.saver);
+  const barrier = new StreamBarrier();
+  const saver = new FencedCheckpointSaver(deps.checkpoints.saver, () => barrier.caughtUp());
   try {
     const config = graphConfig(run, kwargs, attempt, settings.defaultRecursionLimit);
     // LangGraph uses a checkpointer lent through the config before the graph's own.
@@ -116,8 +118,13 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
       signal,
       runId,
     });
-    for await (const { event, data } of events) {
-      await writer.append(event, toWireJson(data));
+    for await (const { event, data } of barrier.track(events)) {
+      const appended = barrier.appendStarted();
+      try {
+        await writer.append(event, toWireJson(data));
+      } finally {
+        appended();
+      }
     }
     const state = await graph.getState({ configurable: { thread_id: threadId } });
     values = toWire<Record<string, unknown>>(state.values ?? {});

@@ -15,7 +15,11 @@ import {
 export class FencedCheckpointSaver extends BaseCheckpointSaver {
   private fenced = false;
 
-  constructor(private readonly inner: BaseCheckpointSaver) {
+  constructor(
+    private readonly inner: BaseCheckpointSaver,
+    /** Awaited before each checkpoint is stored (the run's stream catching up). */
+    private readonly beforePut: () => Promise<void> = async () => {},
+  ) {
     super(inner.serde);
   }
 
@@ -33,6 +37,7 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    if (!this.fenced) await this.beforePut();
     if (this.fenced) {
       return { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } };
     }

@@ -26,6 +26,7 @@ export type McpConnectResult = { ok: true; connection: McpConnection } | { ok: f
 export interface McpConnectOptions {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
+  stdioAllowedCommands: readonly string[];
   /** Already bound to the server's name. */
   log: Logger;
   auth?: HttpAuthSource | undefined;
@@ -111,7 +112,7 @@ async function connectPlanned(
 export async function connectMcpServer(name: string, server: McpServer, options: McpConnectOptions): Promise<McpConnectResult> {
   let plan: McpTransportPlan;
   try {
-    plan = planMcpTransport(name, server, options);
+    plan = await planMcpTransport(name, server, options);
   } catch (err) {
     // Only a bug gets here. Its message might quote a resolved value, so it is not passed on.
     return { ok: false, reason: `its transport could not be created (${err instanceof Error ? err.name : typeof err})` };

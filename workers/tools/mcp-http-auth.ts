@@ -2,8 +2,8 @@
 // every request (the initial handshake, each tool call, the SSE stream) asks for the current
 // header value: a token that expires mid-session is replaced without reconnecting. A 401 asks
 // once for a fresh value and retries; a second 401 is the server's answer.
-// Issue 9's OAuth token cache (token_url, client_credentials / refresh_token) plugs in as an
-// HttpAuthSource; nothing here knows where tokens come from.
+// The OAuth token sources of mcp-oauth.ts plug in as HttpAuthSource; nothing here knows where
+// tokens come from.
 import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 export interface HttpAuthSource {

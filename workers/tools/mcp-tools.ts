@@ -5,6 +5,7 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Logger } from 'pino';
 import { readExtensionsConfig, type ExtensionsConfig, type McpServer } from '../../src/config/extensions.js';
+import { DEFAULT_STDIO_ALLOWED_COMMANDS } from '../../src/config/mcp-stdio-policy.js';
 import { connectMcpServer, type McpConnectResult, type McpConnection } from './mcp-connect.js';
 import type { HttpAuthSource } from './mcp-http-auth.js';
 import { claimMcpToolName } from './mcp-names.js';
@@ -31,8 +32,13 @@ export interface McpToolsetOptions {
    * @defaultValue 30_000 (an `npx` server may download its package on first start)
    */
   connectTimeoutMs?: number;
-  /** Authorization for an http or sse server, or undefined for none; issue 9's OAuth plugs in here. */
+  /** Authorization for an http or sse server, or undefined for none (mcp-oauth.ts provides one). */
   httpAuth?: (serverName: string, server: McpServer) => HttpAuthSource | undefined;
+  /**
+   * Commands a stdio server may start (config.yaml `mcp.stdio_allowed_commands`).
+   * @defaultValue DEFAULT_STDIO_ALLOWED_COMMANDS (npx, uvx, node)
+   */
+  stdioAllowedCommands?: readonly string[];
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -52,6 +58,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
   const { extensionsConfigPath, log } = options;
   const env = options.env ?? process.env;
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const stdioAllowedCommands = options.stdioAllowedCommands ?? DEFAULT_STDIO_ALLOWED_COMMANDS;
 
   /** The cached set (or its load in progress); undefined until first used. */
   let active: Promise<LoadedSet> | undefined;
@@ -79,7 +86,7 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
       // The auth source is the caller's code; its failure costs this server only.
       return { ok: false, reason: `its auth source failed (${err instanceof Error ? err.name : typeof err})` };
     }
-    return connectMcpServer(name, server, { env, timeoutMs, log: log.child({ mcp_server: name }), auth });
+    return connectMcpServer(name, server, { env, timeoutMs, stdioAllowedCommands, log: log.child({ mcp_server: name }), auth });
   }
 
   async function connectAll(config: ExtensionsConfig): Promise<LoadedSet> {

@@ -1,12 +1,15 @@
 // Turns one extensions_config.json server entry into an MCP client transport. `$NAME` values in
 // `env` and `headers` are resolved here, from the worker's environment, at load time; a missing
 // variable makes the entry unusable rather than sending a literal `$NAME` to the server.
+// A stdio entry is checked against the stdio policy first: the gateway refuses a PUT that breaks
+// it, but the file can be edited by hand, so no child starts without this second check.
 import { Readable } from 'node:stream';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { mcpServerProblem, type McpServer } from '../../src/config/extensions.js';
+import { checkStdioServer } from '../../src/config/mcp-stdio-policy.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
 import { withHttpAuth, type HttpAuthSource } from './mcp-http-auth.js';
 
@@ -31,6 +34,8 @@ export type McpTransportPlan =
 export interface McpTransportOptions {
   env: NodeJS.ProcessEnv;
   auth?: HttpAuthSource | undefined;
+  /** `mcp.stdio_allowed_commands`; bare names are looked up on the PATH the child gets. */
+  stdioAllowedCommands: readonly string[];
 }
 
 type Resolved = { values: Record<string, string> } | { reason: string };
@@ -58,19 +63,22 @@ function baseEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 const secretLike = (value: string): boolean => value.length >= 4;
 const secretsOf = (map: Record<string, string>): string[] => Object.values(map).filter(secretLike);
 
-export function planMcpTransport(name: string, server: McpServer, options: McpTransportOptions): McpTransportPlan {
+export async function planMcpTransport(name: string, server: McpServer, options: McpTransportOptions): Promise<McpTransportPlan> {
   const problem = mcpServerProblem(name, server);
   if (problem) return { ok: false, reason: `invalid config: ${problem}` };
   const type = server.type ?? 'stdio';
 
   if (type === 'stdio') {
+    const base = baseEnv(options.env);
+    const verdict = await checkStdioServer(name, server, { allowedCommands: options.stdioAllowedCommands, searchPath: base.PATH });
+    if (!verdict.ok) return { ok: false, reason: `refused by the stdio policy: ${verdict.reason}` };
     const env = resolveValues('env', server.env, options.env);
     if ('reason' in env) return { ok: false, reason: env.reason };
     const transport = new StdioClientTransport({
-      // mcpServerProblem has checked that a stdio entry has a command.
-      command: server.command ?? '',
+      // The policy's answer: the command as written, or the file it was matched as.
+      command: verdict.command,
       args: server.args ?? [],
-      env: { ...baseEnv(options.env), ...env.values },
+      env: { ...base, ...env.values },
       stderr: 'pipe',
     });
     const stderr = transport.stderr instanceof Readable ? transport.stderr : null;

@@ -3,10 +3,24 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export interface OpenApiOptions {
+  /** API keys are required: every operation but the public ones says so. */
+  auth: boolean;
+}
+
+/** How a client authenticates when the deployment sets API keys (see plugins/auth.ts). */
+const securitySchemes = {
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'What the LangGraph SDK sends with `apiKey`.' },
+  bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`.' },
+} as const;
+
+export async function registerOpenApi(app: FastifyInstance, version: string, options: OpenApiOptions): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
+      components: { securitySchemes },
+      // Either scheme will do; public routes (/ok) declare `security: []` themselves.
+      ...(options.auth ? { security: [{ apiKey: [] }, { bearer: [] }] } : {}),
       info: {
         title: 'Warren',
         description:
