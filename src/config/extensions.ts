@@ -3,12 +3,12 @@
 // file that is renamed into place, and writes from one process are serialised, so two requests
 // never interleave a read-modify-write.
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError } from '../errors.js';
+import { writeFileAtomic } from './atomic-file.js';
 
 export const McpServerTypeSchema = Type.Union([Type.Literal('stdio'), Type.Literal('sse'), Type.Literal('http')]);
 export type McpServerType = Static<typeof McpServerTypeSchema>;
@@ -167,19 +167,8 @@ export async function writeExtensionsConfig(file: string, config: ExtensionsConf
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `.${path.basename(file)}.${randomUUID()}.tmp`);
-  try {
-    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(config, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
+  await writeFileAtomic(file, temp, `${JSON.stringify(config, null, 2)}
+`, { mode: 0o600 });
 }
 
 export interface ExtensionsStore {

@@ -4,9 +4,9 @@
 // forms, control characters, absolute paths and symlinks pointing out (checked with realpath).
 // The gateway and the agent's sandbox share it, so it knows nothing of HTTP.
 import { randomUUID } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, realpath, rename, rm } from 'node:fs/promises';
+import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { writeFileAtomic as writeAtomic } from '../config/atomic-file.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 
 export const USER_DATA_AREAS = ['uploads', 'outputs', 'workspace'] as const;
@@ -212,23 +212,7 @@ export function createThreadFiles(home: string): ThreadFiles {
   };
 }
 
-/**
- * Writes `data` to `file` atomically: a temporary file in the same folder, flushed, then renamed
- * over the target. Readers see the old content or the new, never a torn file.
- */
+/** Writes `data` to `file` atomically, through a reserved temporary name in the same folder. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  const temp = tempPathIn(path.dirname(file));
-  try {
-    const handle = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw err;
-  }
+  await writeAtomic(file, tempPathIn(path.dirname(file)), data);
 }
