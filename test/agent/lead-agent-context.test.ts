@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/store/redis-process.js';
 import { agentScript, type AgentScript } from '../support/agent-script.js';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
 import { collect, userInput } from '../support/sse.js';
@@ -11,16 +12,19 @@ import { startStack, type Stack } from '../support/stack.js';
 const FIXTURES = path.resolve('../shared/fixtures/documents/markitdown');
 
 let stack: Stack;
+let SEARX_PORT = 0;
 let llm: ScriptedOpenAI;
 let script: AgentScript;
 beforeAll(async () => {
   script = agentScript();
   llm = await startScriptedOpenAI((request) => script.route(request));
+  SEARX_PORT = await freePort();
   stack = await startStack({
     config: {
       models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'k', supports_vision: true }],
       title: { enabled: false },
       subagents: { timeout_seconds: 1 },
+      web: { search_enabled: true, search_provider: 'searxng', search_url: `http://127.0.0.1:${SEARX_PORT}`, fetch_allow_private_networks: true },
     },
   });
 });
@@ -54,6 +58,27 @@ async function upload(threadId: string, file: string, name = path.basename(file)
 }
 
 describe('lead agent context', () => {
+  it('searches the web through the configured SearXNG with web_search', async () => {
+    const http = await import('node:http');
+    let asked = '';
+    const searx = http.createServer((req, res) => {
+      asked = new URL(req.url ?? '/', 'http://x').searchParams.get('q') ?? '';
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ results: [{ title: 'Warren docs', url: 'https://warren.example/docs', content: 'Agent workspace service.' }] }));
+    });
+    await new Promise<void>((r) => searx.listen(SEARX_PORT, '127.0.0.1', r));
+    try {
+      const { thread_id: id } = await stack.client.threads.create();
+      script.lead.push({ tool_calls: [{ name: 'web_search', args: { query: 'warren agent' } }] }, { content: 'Found the docs.' });
+      await run(id, 'search for warren');
+      expect(asked).toBe('warren agent');
+      const tool = (await messagesOf(id)).find((m) => m.type === 'tool');
+      expect(String(tool?.content)).toContain('https://warren.example/docs');
+    } finally {
+      searx.close();
+    }
+  });
+
   it('is told about an uploaded .xlsx and reads it through its Markdown conversion', async () => {
     const { thread_id: id } = await stack.client.threads.create();
     const uploaded = await upload(id, path.join(FIXTURES, 'test.xlsx'));
