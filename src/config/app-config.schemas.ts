@@ -92,7 +92,7 @@ export const UploadsConfigSchema = Type.Object({
   /** Document conversions one API process runs at once; more wait their turn. */
   max_concurrent_conversions: Type.Integer({ minimum: 1, default: 2 }),
   conversion_timeout_seconds: Type.Number({ exclusiveMinimum: 0, default: 60 }),
-  /** Heap cap of the worker thread a conversion runs in. */
+  /** Cap on the heap, and separately on the buffers, of the worker thread a conversion runs in. */
   conversion_memory_mb: Type.Integer({ minimum: 64, default: 512 }),
 });
 

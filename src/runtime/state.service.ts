@@ -123,6 +123,11 @@ export function createStateService(deps: RuntimeDeps) {
       if ((await runs.inflight(threadId)).length > 0) throw new ConflictError(`Thread ${threadId} is busy: a run is pending or running`);
       const graph = await graphFor(threadId, thread, true);
       if (!graph) throw new BadRequestError(`Thread ${threadId} has no graph`);
+      // LangGraph looks the node up with `nodes[as_node] === undefined`, which "__proto__" or
+      // "constructor" pass (they are inherited), and then fails with a TypeError: check here.
+      if (body.as_node !== undefined && !Object.hasOwn(graph.nodes, body.as_node)) {
+        throw new ValidationError(`Node "${body.as_node}" does not exist`);
+      }
       const ref = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
       const next = await translateGraphErrors(() => graph.updateState(stateConfig(threadId, ref), body.values ?? null, body.as_node));
       const snapshot = await graph.getState(stateConfig(threadId));

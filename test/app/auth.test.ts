@@ -107,10 +107,14 @@ describe('with API keys set', () => {
   });
 
   it('does nothing for a refused request: no thread created, no MCP server saved, no file uploaded', async () => {
+    // Marked, because other test files share this Redis and create threads of their own.
     const { threads } = new Client({ apiUrl: stack.apiUrl, apiKey: KEY });
-    const before = (await threads.search({ limit: 1000 })).length;
-    await fetch(`${stack.apiUrl}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-    expect((await threads.search({ limit: 1000 })).length).toBe(before);
+    const mark = randomUUID();
+    const refused = await fetch(`${stack.apiUrl}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ metadata: { mark } }) });
+    expect(refused.status).toBe(401);
+    expect(await threads.search({ metadata: { mark } })).toEqual([]);
+    await threads.create({ metadata: { mark } });
+    expect(await threads.search({ metadata: { mark } })).toHaveLength(1);
 
     const mcp = { mcpServers: { evil: { type: 'stdio', command: '/bin/sh', args: ['-c', 'touch /tmp/pwned'] } } };
     const put = await fetch(`${stack.url}/api/mcp/config`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(mcp) });

@@ -88,7 +88,7 @@ function queryFor(params: Parameter[]): Arbitrary<string> {
   const extra = fc.dictionary(fc.oneof(hostileString, fc.constantFrom('__proto__[x]', 'constructor[prototype][x]', 'a[]')), hostileString, { maxKeys: 2 });
   return fc.tuple(declared, extra).map(([d, e]) => {
     const search = new URLSearchParams();
-    for (const [k, v] of Object.entries({ ...e, ...d })) search.append(k, v);
+    for (const [k, v] of Object.entries({ ...e, ...d })) if (v !== undefined) search.append(k, v);
     const text = search.toString();
     return text ? `?${text}` : '';
   });
@@ -101,7 +101,9 @@ interface Answer {
 }
 
 /** Sends one request; reads the body only of an error (a success may be an endless stream). */
-function send(method: string, path: string, body: string | undefined): Promise<Answer> {
+const waitsForWorker = (template: string, query: string) => template.endsWith('/cancel') && /(^|[?&])wait=(true|1)(&|$)/.test(query);
+
+function send(method: string, path: string, body: string | undefined, timeoutMs = 10_000): Promise<Answer> {
   const { hostname, port } = new URL(stack.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -128,7 +130,7 @@ function send(method: string, path: string, body: string | undefined): Promise<A
         res.on('error', reject);
       },
     );
-    req.setTimeout(10_000, () => req.destroy(new Error(`no answer to ${method} ${path} within 10 s`)));
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer to ${method} ${path} within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(body);
   });
@@ -170,7 +172,15 @@ describe('fuzzing every endpoint', () => {
         .map((values) => template.replace(/\{([^}]+)\}/g, (_m, name: string) => values[name] ?? 'x'));
       const property = fc.asyncProperty(pathArb, queryFor(queryParams), hasBody ? bodyFor(bodySchema) : fc.constant(undefined), async (path, query, body) => {
         requests += 1;
-        checkAnswer(method, `${path}${query}`, body, await send(method, `${path}${query}`, body));
+        const target = `${path}${query}`;
+        // A cancel that waits for its run to stop waits for a worker, and this stack has none:
+        // it may legitimately not answer. It is cut short, and only its status (if any) checked.
+        if (waitsForWorker(template, query)) {
+          const answer = await send(method, target, body, 1_000).catch(() => null);
+          if (answer) checkAnswer(method, target, body, answer);
+          return;
+        }
+        checkAnswer(method, target, body, await send(method, target, body));
       });
       await fc.assert(property, { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) });
     }
@@ -200,9 +210,12 @@ describe('fuzz findings (issue 7)', () => {
   it('answers an update the graph cannot apply with 422, not 500', async () => {
     const { thread_id: id } = await stack.client.threads.create();
     await stack.client.threads.updateState(id, { values: { messages: [] } });
-    const answer = await send('POST', `/api/langgraph/threads/${id}/state`, JSON.stringify({ values: { messages: [] }, as_node: 'no-such-node' }));
-    expect(answer.status).toBe(422);
-    expect(JSON.parse(answer.body)).toEqual({ detail: 'Node "no-such-node" does not exist' });
+    // Inherited names got past LangGraph's own lookup and ended in a TypeError.
+    for (const node of ['no-such-node', '__proto__', 'constructor', 'toString']) {
+      const answer = await send('POST', `/api/langgraph/threads/${id}/state`, JSON.stringify({ values: { messages: [] }, as_node: node }));
+      expect(answer.status, node).toBe(422);
+      expect(JSON.parse(answer.body)).toEqual({ detail: `Node "${node}" does not exist` });
+    }
   });
 
   it('answers an offset past what Redis takes with 422, not 500', async () => {

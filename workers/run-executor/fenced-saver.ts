@@ -45,6 +45,8 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
+    // A finished task's writes are not re-run on resume, so its events must be stored first too.
+    if (!this.fenced) await this.beforePut();
     if (!this.fenced) await this.inner.putWrites(config, writes, taskId);
   }
 

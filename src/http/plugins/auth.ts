@@ -6,7 +6,7 @@
 // never a socket.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { UnauthorizedError } from '../../errors.js';
+import { ConfigError, UnauthorizedError } from '../../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -49,8 +49,8 @@ export function createKeyMatcher(apiKeys: readonly string[]): (candidate: string
 
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   if (options.apiKeys.length === 0) return;
-  // The config schemas check keys already; this guards other callers of buildApp at boot.
-  if (options.apiKeys.some((key) => key.length === 0)) throw new TypeError('registerAuth: an API key is empty');
+  // The config schemas check keys already; this guards other callers of buildApp, at boot.
+  if (options.apiKeys.some((key) => key.length === 0)) throw new ConfigError('An API key is empty.');
   const matches = createKeyMatcher(options.apiKeys);
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
