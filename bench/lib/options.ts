@@ -1,0 +1,125 @@
+// Command-line flags and the two profiles. Every count is bounded: the full profile stays under
+// about 15 minutes on a 2-core machine, --quick under about 3.
+import { parseArgs } from 'node:util';
+import type { ThroughputLevel } from '../workloads/throughput.ts';
+
+export const WORKLOADS = ['throughput', 'lead-agent', 'fanout', 'idle', 'conversion', 'models-under-load'] as const;
+export type Workload = (typeof WORKLOADS)[number];
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Tokens in the scripted answer, and the delay before each. */
+  tokens: number;
+  delayMs: number;
+  /** Runs each server executes at once: anchor nWorkers and Warren's WARREN_WORKER_CONCURRENCY. */
+  slots: number;
+  /** Also measure the anchor at its CLI default (`langgraphjs dev`: 10 workers). */
+  anchorDefault: boolean;
+  levels: ThroughputLevel[];
+  leadAgentLevels: ThroughputLevel[];
+  /** Runs (at concurrency 20) before a server's first workload: JIT and module loading settle. */
+  warmupRuns: number;
+  /** Also measure Warren with two worker processes sharing the same run slots. */
+  warrenScaleOut: boolean;
+  fanoutClients: number[];
+  /** Model paces for fan-out: the run's own pace, and a typical hosted-LLM pace. */
+  fanoutDelaysMs: number[];
+  idleSteps: number[];
+  idleHeldRuns: number;
+  idleSettleMs: number;
+  conversionRepeats: number;
+  largePdfMiB: number;
+  largePdfUploads: number;
+  levelDeadlineMs: number;
+  /** How long to wait for other programs to leave the machine before each measured step. */
+  quietWaitMs: number;
+  workloads: ReadonlySet<Workload>;
+}
+
+const QUICK = {
+  levels: [
+    { concurrency: 1, runs: 5 },
+    { concurrency: 10, runs: 30 },
+    { concurrency: 50, runs: 100 },
+    { concurrency: 200, runs: 200 },
+  ],
+  leadAgentLevels: [
+    { concurrency: 1, runs: 3 },
+    { concurrency: 10, runs: 20 },
+  ],
+  warmupRuns: 60,
+  idleSteps: [0, 250, 500, 1000],
+  idleSettleMs: 2000,
+  conversionRepeats: 1,
+  largePdfMiB: 4,
+};
+
+const FULL = {
+  levels: [
+    { concurrency: 1, runs: 20 },
+    { concurrency: 10, runs: 150 },
+    { concurrency: 50, runs: 500 },
+    { concurrency: 200, runs: 1000 },
+  ],
+  leadAgentLevels: [
+    { concurrency: 1, runs: 10 },
+    { concurrency: 10, runs: 60 },
+    { concurrency: 50, runs: 150 },
+  ],
+  warmupRuns: 200,
+  idleSteps: [0, 250, 500, 1000, 1500, 2000],
+  idleSettleMs: 3000,
+  conversionRepeats: 3,
+  largePdfMiB: 16,
+};
+
+/** A flag's integer value, at least `min`; bad values fail at once rather than mid-run. */
+const integer = (name: string, value: string | undefined, fallback: number, min: number): number => {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${value}"`);
+  return n;
+};
+
+export function readOptions(argv: readonly string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      quick: { type: 'boolean', default: false },
+      tokens: { type: 'string' },
+      'delay-ms': { type: 'string' },
+      slots: { type: 'string' },
+      'no-anchor-default': { type: 'boolean', default: false },
+      'no-scale-out': { type: 'boolean', default: false },
+      'no-wait-quiet': { type: 'boolean', default: false },
+      only: { type: 'string' },
+    },
+    strict: true,
+  });
+  const profile = values.quick ? QUICK : FULL;
+  const delayMs = integer('delay-ms', values['delay-ms'], 5, 0);
+  const only = values.only?.split(',').map((w) => w.trim()) ?? [...WORKLOADS];
+  for (const w of only) if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`--only: unknown workload "${w}" (known: ${WORKLOADS.join(', ')})`);
+  return {
+    quick: values.quick,
+    tokens: integer('tokens', values.tokens, 50, 1),
+    delayMs,
+    slots: integer('slots', values.slots, 50, 1),
+    anchorDefault: !values.quick && !values['no-anchor-default'],
+    warrenScaleOut: !values.quick && !values['no-scale-out'],
+    levels: profile.levels,
+    leadAgentLevels: profile.leadAgentLevels,
+    warmupRuns: profile.warmupRuns,
+    fanoutClients: [1, 100, 1000],
+    fanoutDelaysMs: [...new Set([delayMs, 20])],
+    idleSteps: profile.idleSteps,
+    idleHeldRuns: 10,
+    idleSettleMs: profile.idleSettleMs,
+    conversionRepeats: profile.conversionRepeats,
+    largePdfMiB: profile.largePdfMiB,
+    largePdfUploads: 4,
+    levelDeadlineMs: 240_000,
+    quietWaitMs: values['no-wait-quiet'] ? 0 : values.quick ? 30_000 : 120_000,
+    workloads: new Set(only as Workload[]),
+  };
+}

@@ -1,0 +1,39 @@
+// The shape of bench/results/<date>.json.
+import type { FanoutPoint } from '../workloads/fanout.ts';
+import type { FormatPoint } from '../workloads/conversion.ts';
+import type { IdlePoint } from '../workloads/idle.ts';
+import type { ModelsUnderLoad } from '../workloads/models-under-load.ts';
+import type { ThroughputPoint } from '../workloads/throughput.ts';
+import type { MachineInfo } from './machine.ts';
+
+/** A throughput series: one server configuration running one graph. */
+export interface Series {
+  label: string;
+  server: 'warren' | 'anchor';
+  graph: string;
+  /** Runs executed at once by the server, in all. */
+  slots: number;
+  /** Processes executing runs: anchor 1; Warren's worker processes. */
+  workers: number;
+  points: ThroughputPoint[];
+  /** CPU the bench process itself (the clients) used per run, for context on a shared machine. */
+  client_cpu_ms_per_run: number;
+}
+
+export interface BenchResults {
+  date: string;
+  mode: 'quick' | 'full';
+  duration_s: number;
+  machine: MachineInfo;
+  /** os.loadavg() when the run started and ended: other work on a shared machine skews everything. */
+  load_average: { start: number[]; end: number[] };
+  versions: Record<string, string>;
+  params: { tokens: number; delay_ms: number; slots: number; anchor_default_workers: number | null };
+  series: Series[];
+  fanout: FanoutPoint[];
+  idle: IdlePoint[];
+  conversion: FormatPoint[];
+  models_under_load: ModelsUnderLoad | null;
+  /** Workloads or parts that could not be measured, and why. */
+  notes: string[];
+}

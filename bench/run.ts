@@ -1,0 +1,239 @@
+// `npm run bench [-- --quick] [--only a,b] [--slots N] [--tokens N] [--delay-ms N]`
+// Benchmarks Warren against the official LangGraph JS Agent Server on this machine, one server at
+// a time, with the same graph, scripted model and SDK client, then writes
+// results/<date>.json, results/<date>.svg and the results block of README.md.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startGate, type Gate } from './model/gate.ts';
+import { startScriptedModel } from './model/scripted-model.ts';
+import { makeTextPdf } from './docs/make-pdf.ts';
+import { machineInfo, packageVersions } from './lib/machine.ts';
+import { readOptions, WORKLOADS, type BenchOptions } from './lib/options.ts';
+import type { BenchResults, Series } from './lib/results.ts';
+import { DEFAULT_QUIET, waitForQuiet } from './lib/quiet.ts';
+import { say } from './lib/say.ts';
+import { resultsChart } from './report/chart.ts';
+import { resultsBlock, updateReadme } from './report/readme.ts';
+import { startAnchor } from './servers/anchor.ts';
+import type { BenchServer } from './servers/bench-server.ts';
+import { startWarren, type WarrenServer } from './servers/warren.ts';
+import { fixtureDocuments, loadConverter, measureConversions } from './workloads/conversion.ts';
+import { measureFanout } from './workloads/fanout.ts';
+import { measureIdle } from './workloads/idle.ts';
+import { measureModelsUnderLoad } from './workloads/models-under-load.ts';
+import { measureThroughput, type ThroughputLevel } from './workloads/throughput.ts';
+
+const BENCH_DIR = import.meta.dirname;
+const PROJECT_ROOT = path.resolve(BENCH_DIR, '..');
+const ANCHOR_CLI_DEFAULT_WORKERS = 10;
+const DOCUMENT_DIRS = [path.resolve(PROJECT_ROOT, '..', 'shared', 'fixtures', 'documents', 'markitdown'), path.join(PROJECT_ROOT, 'test', 'fixtures', 'documents')];
+
+interface Context {
+  options: BenchOptions;
+  gate: Gate;
+  results: BenchResults;
+}
+
+/** Waits for other programs to leave the CPU; notes it when they never do. */
+async function quiet(ctx: Context, server: Pick<BenchServer, 'processes'> | null, what: string): Promise<void> {
+  if (ctx.options.quietWaitMs === 0) return;
+  const busy = await waitForQuiet(server?.processes ?? {}, { ...DEFAULT_QUIET, maxWaitMs: ctx.options.quietWaitMs });
+  if (busy !== null) ctx.results.notes.push(`${what} started while other programs used ${busy}% of a core.`);
+}
+
+/**
+ * A fresh server loads the graph and compiles its hot paths during its first runs and first
+ * fan-out; without this the first workload measured start-up, not the server.
+ */
+async function warmUp(ctx: Context, server: BenchServer, graph: string, connections = true): Promise<void> {
+  const fanout = connections && graph === 'chat' && (ctx.options.workloads.has('fanout') || ctx.options.workloads.has('idle'));
+  say(`${server.name}: warm-up on ${graph} (${ctx.options.warmupRuns} runs${fanout ? ', one 100-client fan-out' : ''})`);
+  await measureThroughput(server, graph, { concurrency: 20, runs: ctx.options.warmupRuns }, ctx.options.levelDeadlineMs);
+  if (fanout) await measureFanout(server, ctx.gate, 100, ctx.options.tokens, ctx.options.delayMs);
+}
+
+interface SeriesSpec {
+  graph: string;
+  slots: number;
+  workers: number;
+  label: string;
+  levels: readonly ThroughputLevel[];
+}
+
+async function series(ctx: Context, server: BenchServer, spec: SeriesSpec): Promise<void> {
+  const { graph, slots, workers, label, levels } = spec;
+  const entry: Series = { label, server: server.name, graph, slots, workers, points: [], client_cpu_ms_per_run: 0 };
+  const clientCpu = process.cpuUsage();
+  for (const level of levels) {
+    await quiet(ctx, server, `${label}, c=${level.concurrency}`);
+    const point = await measureThroughput(server, graph, level, ctx.options.levelDeadlineMs);
+    say(`${label}: c=${level.concurrency} → ${point.runs_per_s} runs/s, end p99 ${point.end_ms.p99} ms, errors ${point.errors}`);
+    entry.points.push(point);
+  }
+  const used = process.cpuUsage(clientCpu);
+  const runs = entry.points.reduce((sum, p) => sum + p.runs, 0);
+  entry.client_cpu_ms_per_run = Number(((used.user + used.system) / 1000 / Math.max(1, runs)).toFixed(1));
+  ctx.results.series.push(entry);
+}
+
+/** The connection workloads first, while the server is fresh, then throughput. */
+async function connectionWorkloads(ctx: Context, server: BenchServer): Promise<void> {
+  const { options, gate, results } = ctx;
+  if (options.workloads.has('idle')) {
+    await quiet(ctx, server, `${server.name} idle streams`);
+    say(`${server.name}: idle streams up to ${options.idleSteps.at(-1)}`);
+    const idle = await measureIdle(server, gate, options.idleSteps, options.idleHeldRuns, options.idleSettleMs);
+    say(`${server.name}: ${idle.max_open} streams open, ${idle.kib_per_connection} KiB each`);
+    results.idle.push(idle);
+  }
+  if (options.workloads.has('fanout')) {
+    for (const delayMs of options.fanoutDelaysMs) {
+      for (const clients of options.fanoutClients) {
+        await quiet(ctx, server, `${server.name} fan-out to ${clients} at ${delayMs} ms/token`);
+        const point = await measureFanout(server, gate, clients, options.tokens, delayMs);
+        say(`${server.name}: fan-out ${clients} at ${delayMs} ms/token → token lag p99 ${point.token_lag_ms.p99} ms, ${point.complete_clients} complete`);
+        results.fanout.push(point);
+      }
+    }
+  }
+}
+
+async function runAnchor(ctx: Context, modelUrl: string, graphSpec: string): Promise<void> {
+  const { options } = ctx;
+  if (!(['throughput', 'fanout', 'idle'] as const).some((w) => options.workloads.has(w))) return;
+  say(`anchor: starting @langchain/langgraph-api with ${options.slots} workers`);
+  const anchor = await startAnchor({ graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, nWorkers: options.slots });
+  try {
+    await warmUp(ctx, anchor, 'chat');
+    await connectionWorkloads(ctx, anchor);
+    if (options.workloads.has('throughput')) await series(ctx, anchor, { graph: 'chat', slots: options.slots, workers: 1, label: `anchor, ${options.slots} workers`, levels: options.levels });
+  } finally {
+    await anchor.stop();
+  }
+  if (options.anchorDefault && options.workloads.has('throughput') && options.slots !== ANCHOR_CLI_DEFAULT_WORKERS) {
+    say(`anchor: restarting with its CLI default of ${ANCHOR_CLI_DEFAULT_WORKERS} workers`);
+    const byDefault = await startAnchor({ graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, nWorkers: ANCHOR_CLI_DEFAULT_WORKERS });
+    try {
+      await warmUp(ctx, byDefault, 'chat', false);
+      const label = `anchor, ${ANCHOR_CLI_DEFAULT_WORKERS} workers`;
+      await series(ctx, byDefault, { graph: 'chat', slots: ANCHOR_CLI_DEFAULT_WORKERS, workers: 1, label, levels: options.levels });
+    } finally {
+      await byDefault.stop();
+    }
+  }
+}
+
+async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Promise<void> {
+  const { options, results } = ctx;
+  if (![...options.workloads].some((w) => w !== 'conversion')) return;
+  say(`warren: starting Redis, API and worker (${options.slots} runs at once)`);
+  const warren: WarrenServer = await startWarren({ projectRoot: PROJECT_ROOT, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: options.slots });
+  try {
+    await warmUp(ctx, warren, 'chat');
+    await connectionWorkloads(ctx, warren);
+    if (options.workloads.has('throughput')) {
+      await series(ctx, warren, { graph: 'chat', slots: options.slots, workers: 1, label: `Warren, 1 worker × ${options.slots}`, levels: options.levels });
+    }
+    if (options.workloads.has('lead-agent')) {
+      await warmUp(ctx, warren, 'lead_agent');
+      await series(ctx, warren, { graph: 'lead_agent', slots: options.slots, workers: 1, label: 'Warren lead_agent', levels: options.leadAgentLevels });
+    }
+    if (options.workloads.has('models-under-load')) {
+      await quiet(ctx, warren, 'GET /api/models under conversion load');
+      const pdf = makeTextPdf(options.largePdfMiB);
+      say(`warren: GET /api/models while ${options.largePdfUploads} × ${(pdf.length / 1048576).toFixed(1)} MiB PDFs convert`);
+      results.models_under_load = await measureModelsUnderLoad(warren.baseUrl, pdf, options.largePdfUploads, options.quick ? 2000 : 5000);
+      say(`warren: /api/models p99 idle ${results.models_under_load.idle_ms.p99} ms, under load ${results.models_under_load.under_load_ms.p99} ms`);
+    }
+  } finally {
+    await warren.stop();
+  }
+  if (options.warrenScaleOut && options.workloads.has('throughput')) {
+    // Same 50 run slots, split over two worker processes: what scaling out buys on this machine.
+    const perWorker = Math.ceil(options.slots / 2);
+    say(`warren: restarting with 2 workers × ${perWorker} runs`);
+    const scaled = await startWarren({ projectRoot: PROJECT_ROOT, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: perWorker, workers: 2 });
+    try {
+      await warmUp(ctx, scaled, 'chat', false);
+      await series(ctx, scaled, { graph: 'chat', slots: perWorker * 2, workers: 2, label: `Warren, 2 workers × ${perWorker}`, levels: options.levels });
+    } finally {
+      await scaled.stop();
+    }
+  }
+}
+
+async function runConversion(ctx: Context): Promise<void> {
+  if (!ctx.options.workloads.has('conversion')) return;
+  const dirs = DOCUMENT_DIRS.filter((d) => existsSync(d));
+  for (const d of DOCUMENT_DIRS) if (!existsSync(d)) ctx.results.notes.push(`Document fixtures missing at ${path.relative(PROJECT_ROOT, d)}; conversion used the others.`);
+  // The fixtures are small, so their per-MiB figure is mostly the sandbox's fixed start-up cost;
+  // the generated PDF, in a row of its own, shows the per-MiB cost of the parser itself.
+  const large = { name: `generated-${ctx.options.largePdfMiB}mib.pdf`, bytes: makeTextPdf(ctx.options.largePdfMiB), format: `pdf (generated, ${ctx.options.largePdfMiB} MiB)` };
+  const docs = [...fixtureDocuments(dirs), large];
+  await quiet(ctx, null, 'conversion');
+  say(`conversion: ${docs.length} documents × ${ctx.options.conversionRepeats}`);
+  ctx.results.conversion = await measureConversions(await loadConverter(PROJECT_ROOT), docs, ctx.options.conversionRepeats);
+}
+
+function redisVersion(): string {
+  try {
+    return /v=(\S+)/.exec(execFileSync('redis-server', ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
+  } catch {
+    return 'missing';
+  }
+}
+
+function stamp(date: Date): string {
+  return date.toISOString().slice(0, 19).replace(/:/g, '-');
+}
+
+async function main(): Promise<void> {
+  const options = readOptions(process.argv.slice(2));
+  if (!existsSync(path.join(PROJECT_ROOT, 'dist', 'src', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does).');
+  const started = new Date();
+  const [load1 = 0] = os.loadavg();
+  if (load1 > 1) say(`warning: load average ${load1.toFixed(2)} before the start: other programs are using this machine, and the numbers will show it`);
+  const results: BenchResults = {
+    date: started.toISOString(),
+    mode: options.quick ? 'quick' : 'full',
+    duration_s: 0,
+    machine: machineInfo(redisVersion()),
+    load_average: { start: os.loadavg().map((l) => Number(l.toFixed(2))), end: [] },
+    versions: packageVersions(BENCH_DIR, PROJECT_ROOT),
+    params: { tokens: options.tokens, delay_ms: options.delayMs, slots: options.slots, anchor_default_workers: options.anchorDefault ? ANCHOR_CLI_DEFAULT_WORKERS : null },
+    series: [],
+    fanout: [],
+    idle: [],
+    conversion: [],
+    models_under_load: null,
+    notes: [],
+  };
+  const model = await startScriptedModel({ tokens: options.tokens, delayMs: options.delayMs });
+  const gate = await startGate(model.url);
+  const ctx: Context = { options, gate, results };
+  const graphSpec = `${path.join(BENCH_DIR, 'graph', 'chat-graph.ts')}:chatGraph`;
+  try {
+    await runAnchor(ctx, model.url, graphSpec);
+    await runWarren(ctx, model.url, graphSpec);
+    await runConversion(ctx);
+  } finally {
+    await gate.close();
+    await model.close();
+  }
+  results.duration_s = Math.round((Date.now() - started.getTime()) / 1000);
+  results.load_average.end = os.loadavg().map((l) => Number(l.toFixed(2)));
+
+  const dir = path.join(BENCH_DIR, 'results');
+  mkdirSync(dir, { recursive: true });
+  const name = `${stamp(started)}${options.quick ? '-quick' : ''}`;
+  writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(path.join(dir, `${name}.svg`), resultsChart(results));
+  // A partial run (--only) would blank the other tables: README shows complete runs only.
+  const complete = options.workloads.size === WORKLOADS.length;
+  if (complete) updateReadme(path.join(BENCH_DIR, 'README.md'), resultsBlock(results, `${name}.json`, `${name}.svg`));
+  say(`wrote results/${name}.json, results/${name}.svg${complete ? ' and README.md' : ''} in ${results.duration_s} s`);
+}
+
+await main();

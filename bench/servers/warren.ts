@@ -1,0 +1,101 @@
+// Warren as it is deployed: its own Redis, one API process and one worker process, started from
+// the built dist/ with a config.yaml that hosts the bench graph next to the built-in lead_agent.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort, startChild, stopChild, type Child } from '../lib/processes.ts';
+import { waitFor } from '../lib/wait.ts';
+import type { BenchServer } from './bench-server.ts';
+import { startRedis } from './redis.ts';
+import { scrapeRelayLag } from './warren-metrics.ts';
+
+export interface WarrenOptions {
+  projectRoot: string;
+  /** `<absolute module path>:<export>` of the bench graph. */
+  graphSpec: string;
+  modelUrl: string;
+  gatedModelUrl: string;
+  /** WARREN_WORKER_CONCURRENCY: runs each worker process executes at once. */
+  workerConcurrency: number;
+  /** Worker processes (1 unless scaling out is what is measured). */
+  workers?: number;
+}
+
+export interface WarrenServer extends BenchServer {
+  /** Base URL of the gateway (`/api/...`) and `/ok`. */
+  readonly baseUrl: string;
+}
+
+function configYaml(options: WarrenOptions): string {
+  // JSON is YAML: no YAML library needed in the bench package.
+  return JSON.stringify(
+    {
+      models: [{ name: 'bench', display_name: 'Bench scripted model', use: 'openai', model: 'bench-model', base_url: options.modelUrl, api_key: 'not-needed' }],
+      graphs: { chat: options.graphSpec },
+    },
+    null,
+    2,
+  );
+}
+
+export async function startWarren(options: WarrenOptions): Promise<WarrenServer> {
+  const home = mkdtempSync(path.join(tmpdir(), 'warren-bench-'));
+  const redis = await startRedis(options.projectRoot, home);
+  const configFile = path.join(home, 'config.yaml');
+  writeFileSync(configFile, configYaml(options));
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    REDIS_URL: redis.url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    WARREN_HOME: home,
+    WARREN_CONFIG: configFile,
+    WARREN_QUEUE: `bench-${randomUUID().slice(0, 8)}`,
+    WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency),
+    LOG_LEVEL: 'warn',
+    BENCH_MODEL_URL: options.modelUrl,
+    BENCH_GATED_MODEL_URL: options.gatedModelUrl,
+  };
+  const dist = path.join(options.projectRoot, 'dist');
+  const api: Child = startChild('warren-api', process.execPath, [path.join(dist, 'src', 'main.js')], { cwd: options.projectRoot, env });
+  const workers: Child[] = Array.from({ length: options.workers ?? 1 }, (_, i) =>
+    startChild(`warren-worker-${i}`, process.execPath, [path.join(dist, 'workers', 'main.js')], { cwd: options.projectRoot, env }),
+  );
+  const baseUrl = `http://127.0.0.1:${port}`;
+
+  const stop = async () => {
+    await Promise.all([api, ...workers].map((p) => stopChild(p.child)));
+    await redis.stop();
+    rmSync(home, { recursive: true, force: true });
+  };
+  try {
+    await waitFor(
+      async () => {
+        for (const p of [api, ...workers]) if (p.child.exitCode !== null) throw new Error(`${p.name} exited: ${p.tail()}`);
+        return (await fetch(`${baseUrl}/ok`).catch(() => null))?.ok === true;
+      },
+      'the Warren API to answer /ok',
+      60_000,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+
+  return {
+    name: 'warren',
+    apiUrl: `${baseUrl}/api/langgraph`,
+    baseUrl,
+    apiPid: api.child.pid as number,
+    processes: {
+      api: api.child.pid as number,
+      ...Object.fromEntries(workers.map((w, i) => [workers.length === 1 ? 'worker' : `worker-${i}`, w.child.pid as number])),
+      redis: redis.pid,
+    },
+    idsCarryAppendTime: true,
+    relayLag: () => scrapeRelayLag(baseUrl),
+    stop,
+  };
+}
