@@ -4,49 +4,35 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/store/redis-process.js';
-import { agentScript, type AgentScript } from '../support/agent-script.js';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
-import { collect, userInput } from '../support/sse.js';
-import { startStack, type Stack } from '../support/stack.js';
+import type { AgentScript } from '../support/agent-script.js';
+import { startAgentStack, type AgentStack } from '../support/agent-stack.js';
+import type { ScriptedOpenAI } from '../support/scripted-openai.js';
+import type { Stack } from '../support/stack.js';
 
 const FIXTURES = path.resolve('../shared/fixtures/documents/markitdown');
 
+let agent: AgentStack;
 let stack: Stack;
-let SEARX_PORT = 0;
 let llm: ScriptedOpenAI;
 let script: AgentScript;
+let SEARX_PORT = 0;
 beforeAll(async () => {
-  script = agentScript();
-  llm = await startScriptedOpenAI((request) => script.route(request));
   SEARX_PORT = await freePort();
-  stack = await startStack({
+  agent = await startAgentStack({
+    model: { supports_vision: true },
     config: {
-      models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'k', supports_vision: true }],
       title: { enabled: false },
       subagents: { timeout_seconds: 1 },
       web: { search_enabled: true, search_provider: 'searxng', search_url: `http://127.0.0.1:${SEARX_PORT}`, fetch_allow_private_networks: true },
     },
   });
+  ({ stack, llm, script } = agent);
 });
-afterAll(async () => {
-  await stack?.close();
-  await llm?.close();
-});
-beforeEach(() => {
-  script.lead.length = 0;
-  script.sub.length = 0;
-  llm.requests.length = 0;
-});
+afterAll(async () => agent?.close());
+beforeEach(() => agent.reset());
 
 type Msg = { type: string; content: unknown; status?: string };
-const run = (threadId: string, content: string, configurable: Record<string, unknown> = {}) =>
-  collect(
-    stack.client.runs.stream(threadId, 'lead_agent', {
-      input: userInput(content),
-      streamMode: ['values', 'custom'],
-      config: { recursion_limit: 50, configurable: { model_name: 'scripted', ...configurable } },
-    }),
-  );
+const run = (threadId: string, content: string, configurable: Record<string, unknown> = {}) => agent.run(threadId, content, configurable);
 const messagesOf = async (threadId: string) => (await stack.client.threads.getState<{ messages: Msg[] }>(threadId)).values.messages;
 
 async function upload(threadId: string, file: string, name = path.basename(file)) {

@@ -4,48 +4,30 @@ import { Client } from '@langchain/langgraph-sdk';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { agentScript, type AgentScript } from '../support/agent-script.js';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
+import type { AgentScript } from '../support/agent-script.js';
+import { startAgentStack, type AgentStack } from '../support/agent-stack.js';
+import type { ScriptedOpenAI } from '../support/scripted-openai.js';
 import { collect, userInput } from '../support/sse.js';
 import { startStack, type Stack } from '../support/stack.js';
 
+let agent: AgentStack;
 let stack: Stack;
 let llm: ScriptedOpenAI;
 let script: AgentScript;
 
 beforeAll(async () => {
-  script = agentScript();
-  llm = await startScriptedOpenAI((request) => script.route(request));
-  stack = await startStack({
-    config: {
-      models: [
-        { name: 'scripted', display_name: 'Scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key', supports_vision: true, supports_thinking: true },
-        { name: 'keyless', use: 'openai', model: 'gpt-4o', api_key: '$WARREN_TEST_MISSING_KEY' },
-      ],
-      title: { max_words: 3, max_chars: 40 },
-      web: { fetch_allow_private_networks: true },
-    },
+  agent = await startAgentStack({
+    model: { display_name: 'Scripted', supports_vision: true, supports_thinking: true },
+    moreModels: [{ name: 'keyless', use: 'openai', model: 'gpt-4o', api_key: '$WARREN_TEST_MISSING_KEY' }],
+    config: { title: { max_words: 3, max_chars: 40 }, web: { fetch_allow_private_networks: true } },
   });
+  ({ stack, llm, script } = agent);
 });
-afterAll(async () => {
-  await stack?.close();
-  await llm?.close();
-});
-beforeEach(() => {
-  script.lead.length = 0;
-  script.sub.length = 0;
-  llm.requests.length = 0;
-});
+afterAll(async () => agent?.close());
+beforeEach(() => agent.reset());
 
 type Msg = { type: string; content: unknown; name?: string; tool_call_id?: string; status?: string };
-const run = async (threadId: string, content: string, configurable: Record<string, unknown> = {}, streamMode = ['values', 'custom']) =>
-  collect(
-    stack.client.runs.stream(threadId, 'lead_agent', {
-      input: userInput(content),
-      streamMode: streamMode as never,
-      config: { recursion_limit: 100, configurable: { model_name: 'scripted', ...configurable } },
-    }),
-  );
+const run = (threadId: string, content: string, configurable: Record<string, unknown> = {}) => agent.run(threadId, content, configurable);
 const stateOf = async (threadId: string) =>
   (await stack.client.threads.getState<{ messages: Msg[]; title: string; artifacts: string[]; thread_data: Record<string, string>; todos: unknown[] }>(threadId)).values;
 const toolMessages = async (threadId: string) => (await stateOf(threadId)).messages.filter((m) => m.type === 'tool');

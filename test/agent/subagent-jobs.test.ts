@@ -4,30 +4,19 @@ import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { taskJobId, taskQueueName } from '../../src/queue/task-queue.js';
 import { keys } from '../../src/store/keys.js';
 import { redisOptionsFromUrl } from '../../src/store/redis.js';
-import { agentScript, type AgentScript } from '../support/agent-script.js';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
+import type { AgentScript } from '../support/agent-script.js';
+import { startAgentStack, type AgentStack } from '../support/agent-stack.js';
 import { collect, userInput } from '../support/sse.js';
-import { startStack, type Stack } from '../support/stack.js';
+import type { Stack } from '../support/stack.js';
 
+let agent: AgentStack;
 let stack: Stack;
-let llm: ScriptedOpenAI;
 let script: AgentScript;
 beforeAll(async () => {
-  script = agentScript();
-  llm = await startScriptedOpenAI((request) => script.route(request));
-  stack = await startStack({
-    workers: 3,
-    workerConcurrency: 1,
-    config: {
-      models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'k' }],
-      title: { enabled: false },
-    },
-  });
+  agent = await startAgentStack({ workers: 3, workerConcurrency: 1, config: { title: { enabled: false } } });
+  ({ stack, script } = agent);
 });
-afterAll(async () => {
-  await stack?.close();
-  await llm?.close();
-});
+afterAll(async () => agent?.close());
 
 describe('sub-agent jobs', () => {
   it('runs a turn’s three sub-agents as three jobs on different workers', async () => {
