@@ -18,7 +18,7 @@ import { publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { connectRedis } from './store/redis.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
-import { TERMINAL_RUN_STATUSES } from './store/records.js';
+import { isRunSettled } from './store/records.js';
 import { createStores } from './store/stores.js';
 import { createThreadFiles } from './store/thread-files.js';
 
@@ -68,10 +68,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const hub = createRunStreamHub({
     streams: stores.streams,
     blockingConnection: (name) => redis.blocking(name),
-    isSettled: async (threadId, runId) => {
-      const run = await stores.runs.get(threadId, runId);
-      return run === null || TERMINAL_RUN_STATUSES.includes(run.status);
-    },
+    isSettled: async (threadId, runId) => isRunSettled(await stores.runs.get(threadId, runId)),
     onError: (err) => log.warn({ err }, 'run stream reader error'),
   });
 

@@ -90,9 +90,8 @@ export async function relayResult(
 
 async function cancelIfRunning(reply: FastifyReply, runs: RunsService, target: RelayTarget) {
   try {
-    if (!(await runs.isSettled(target.threadId, target.runId))) {
-      reply.log.info({ run_id: target.runId }, 'client disconnected: cancelling run');
-      await runs.cancel(target.threadId, target.runId, 'interrupt');
+    if (await runs.cancelIfRunning(target.threadId, target.runId)) {
+      reply.log.info({ run_id: target.runId }, 'client disconnected: run cancelled');
     }
   } catch (err) {
     reply.log.warn({ err, run_id: target.runId }, 'cancel on disconnect failed');

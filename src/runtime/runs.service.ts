@@ -4,9 +4,9 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
 import { DEFAULT_GRAPH_ID } from '../graphs/registry.js';
 import { publishCancel } from '../queue/control.js';
-import { nowIso, TERMINAL_RUN_STATUSES, type StoredRun } from '../store/records.js';
+import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
 import type { StreamEntry } from '../store/run-stream.js';
-import { publicRun } from '../store/runs.js';
+import { publicRun, type CancelRunResult } from '../store/runs.js';
 import type { RunCreate, RunListQuery } from './runs.schemas.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 
@@ -22,7 +22,21 @@ export interface RunFollower {
   onDone(): void;
 }
 
-const isSettled = (run: StoredRun | null) => run === null || TERMINAL_RUN_STATUSES.includes(run.status);
+
+/**
+ * Cancels a run: a queued one is settled at once; a dispatched or running one is flagged and its
+ * worker told over pub/sub. Thread deletion uses it too, for runs that may already be gone.
+ */
+export async function signalCancel(
+  deps: Pick<RuntimeDeps, 'stores' | 'redis'>,
+  threadId: string,
+  runId: string,
+  action: 'interrupt' | 'rollback',
+): Promise<CancelRunResult> {
+  const result = await deps.stores.runs.cancel(threadId, runId, action);
+  if (result === 'signalled') await publishCancel(deps.redis, { thread_id: threadId, run_id: runId, action });
+  return result;
+}
 
 export function createRunsService(deps: RuntimeDeps) {
   const { threads, runs } = deps.stores;
@@ -36,9 +50,9 @@ export function createRunsService(deps: RuntimeDeps) {
   };
 
   async function cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<void> {
-    const result = await runs.cancel(threadId, runId, action);
-    if (result === 'missing') throw new NotFoundError(`Run ${runId} not found on thread ${threadId}`);
-    if (result === 'signalled') await publishCancel(deps.redis, { thread_id: threadId, run_id: runId, action });
+    if ((await signalCancel(deps, threadId, runId, action)) === 'missing') {
+      throw new NotFoundError(`Run ${runId} not found on thread ${threadId}`);
+    }
   }
 
   /** Follows a run's events after `afterId`; returns the unsubscribe function. */
@@ -136,7 +150,7 @@ export function createRunsService(deps: RuntimeDeps) {
 
     async remove(threadId: string, runId: string) {
       const run = await runs.require(threadId, runId);
-      if (!isSettled(run)) await cancel(threadId, runId, 'interrupt');
+      if (!isRunSettled(run)) await cancel(threadId, runId, 'interrupt');
       await runs.remove(threadId, runId);
     },
 
@@ -147,8 +161,11 @@ export function createRunsService(deps: RuntimeDeps) {
       return threadId;
     },
 
-    async isSettled(threadId: string, runId: string) {
-      return isSettled(await runs.get(threadId, runId));
+    /** A client that went away cancels its run, unless the run has already finished. */
+    async cancelIfRunning(threadId: string, runId: string): Promise<boolean> {
+      if (isRunSettled(await runs.get(threadId, runId))) return false;
+      await cancel(threadId, runId, 'interrupt');
+      return true;
     },
   };
 }

@@ -107,10 +107,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
         const id = runId;
         if (id && !finished && cancelOnClose) {
           // Like SSE's default on_disconnect: a client that goes away cancels its run.
-          void runs
-            .isSettled(threadId, id)
-            .then((settled) => (settled ? undefined : runs.cancel(threadId, id, 'interrupt')))
-            .catch((err: unknown) => req.log.warn({ err }, 'cancel on websocket close failed'));
+          void runs.cancelIfRunning(threadId, id).catch((err: unknown) => req.log.warn({ err }, 'cancel on websocket close failed'));
         }
       });
     },

@@ -1,7 +1,7 @@
 // Threads: create, read, patch, delete (with their runs and checkpoints), search.
 import { randomUUID } from 'node:crypto';
 import type { Thread } from '../store/records.js';
-import { publishCancel } from '../queue/control.js';
+import { signalCancel } from './runs.service.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 import type { ThreadCreate, ThreadSearch } from './threads.schemas.js';
 
@@ -23,11 +23,7 @@ export function createThreadsService(deps: RuntimeDeps) {
     async remove(threadId: string): Promise<void> {
       await threads.require(threadId);
       // Stop whatever still runs on the thread before its records go.
-      for (const run of await runs.inflight(threadId)) {
-        if ((await runs.cancel(threadId, run.run_id, 'interrupt')) === 'signalled') {
-          await publishCancel(deps.redis, { thread_id: threadId, run_id: run.run_id, action: 'interrupt' });
-        }
-      }
+      for (const run of await runs.inflight(threadId)) await signalCancel(deps, threadId, run.run_id, 'interrupt');
       await threads.remove(threadId);
       await runs.removeAll(threadId);
       await checkpointer.deleteThread(threadId);

@@ -20,6 +20,8 @@ export const RunStatusSchema = Type.Union([
 ]);
 export type RunStatus = Static<typeof RunStatusSchema>;
 export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['error', 'success', 'timeout', 'interrupted'];
+/** A run that has finished, or no longer exists: nothing more will be appended to its stream. */
+export const isRunSettled = (run: { status: RunStatus } | null): boolean => run === null || TERMINAL_RUN_STATUSES.includes(run.status);
 
 export const MultitaskStrategySchema = Type.Union([
   Type.Literal('reject'),

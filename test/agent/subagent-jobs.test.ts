@@ -38,7 +38,7 @@ describe('sub-agent jobs', () => {
     expect(types.filter((t) => t === 'task_completed')).toHaveLength(3);
     expect(types).toContain('task_running');
 
-    const queue = new Queue(taskQueueName(stack.env.queueName), { connection: { ...redisOptionsFromUrl(inject('redisUrl')), maxRetriesPerRequest: null }, prefix: keys.bullPrefix() });
+    const queue = new Queue(taskQueueName(stack.env.queueName), { connection: { host: redisOptionsFromUrl(inject('redisUrl')).host, port: redisOptionsFromUrl(inject('redisUrl')).port }, prefix: keys.bullPrefix() });
     try {
       const jobs = await Promise.all([1, 2, 3].map((i) => queue.getJob(taskJobId(runId, `call_part_${i}`))));
       // The scripted model hands out answers in request order, so which job got which is open.

@@ -6,12 +6,12 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { inject } from 'vitest';
 import { stringify } from 'yaml';
 import { createApiServer, type ApiServer } from '../../src/api-server.js';
 import type { EnvConfig } from '../../src/config/env.js';
 import { PROJECT_SKILLS_DIR } from '../../src/config/paths.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
+import { testEnv } from '../support/stack.js';
 import type { GatewaySettings } from '../../src/gateway/gateway-deps.js';
 
 export interface GatewayApp {
@@ -39,17 +39,7 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
   if (options.withPublicSkills) cpSync(path.join(PROJECT_SKILLS_DIR, 'public'), path.join(skillsDir, 'public'), { recursive: true });
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify({ ...options.config, skills: { path: './skills' } }));
-  const env = {
-    port: 0,
-    host: '127.0.0.1',
-    redisUrl: inject('redisUrl'),
-    home,
-    extensionsConfigPath: path.join(home, 'extensions_config.json'),
-    logLevel: process.env.WARREN_TEST_LOG_LEVEL ?? 'silent',
-    queueName: `test-${randomUUID().slice(0, 8)}`,
-    workerConcurrency: 1,
-    instanceId: 'test-gateway',
-  } as EnvConfig;
+  const env = testEnv(home, { workerConcurrency: 1, instanceId: 'test-gateway' });
   const api = await createApiServer({ env, loaded: loadAppConfig({ WARREN_CONFIG: configFile }), ...(options.gateway ? { gateway: options.gateway } : {}) });
   let address: Promise<string> | undefined;
   return {

@@ -52,21 +52,30 @@ export interface StackOptions {
   bwrapPath?: string | null;
 }
 
-export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const home = mkdtempSync(path.join(tmpdir(), 'warren-stack-'));
-  const configFile = path.join(home, 'config.yaml');
-  writeFileSync(configFile, stringify(options.config ?? {}));
-  const env: EnvConfig = {
+/** The process environment of a test API or worker: the test Redis, its own home and queue. */
+export function testEnv(home: string, overrides: Partial<EnvConfig> = {}): EnvConfig {
+  return {
     port: 0,
     host: '127.0.0.1',
     redisUrl: inject('redisUrl'),
     home,
     extensionsConfigPath: path.join(home, 'extensions_config.json'),
-    logLevel: options.logLevel ?? process.env.WARREN_TEST_LOG_LEVEL ?? 'silent',
+    logLevel: (process.env.WARREN_TEST_LOG_LEVEL ?? 'silent') as EnvConfig['logLevel'],
     queueName: `test-${randomUUID().slice(0, 8)}`,
-    workerConcurrency: options.workerConcurrency ?? 4,
+    workerConcurrency: 4,
     instanceId: 'test-api',
-  } as EnvConfig;
+    ...overrides,
+  };
+}
+
+export async function startStack(options: StackOptions = {}): Promise<Stack> {
+  const home = mkdtempSync(path.join(tmpdir(), 'warren-stack-'));
+  const configFile = path.join(home, 'config.yaml');
+  writeFileSync(configFile, stringify(options.config ?? {}));
+  const env = testEnv(home, {
+    ...(options.logLevel ? { logLevel: options.logLevel } : {}),
+    ...(options.workerConcurrency ? { workerConcurrency: options.workerConcurrency } : {}),
+  });
   const loaded = loadAppConfig({ WARREN_CONFIG: configFile });
   const api = await createApiServer({
     env,
