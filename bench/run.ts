@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only a,b] [--slots N] [--tokens N] [--delay-ms N]`
+// `npm run bench [-- --quick] [--only a,b] [--servers warren] [--cpu-prof DIR] [--warren-root DIR] [--slots N] [--tokens N] [--delay-ms N]`
 // Benchmarks Warren against the official LangGraph JS Agent Server on this machine, one server at
 // a time, with the same graph, scripted model and SDK client, then writes
 // results/<date>.json, results/<date>.svg and the results block of README.md.
@@ -21,6 +21,7 @@ import type { BenchServer } from './servers/bench-server.ts';
 import { startWarren, type WarrenServer } from './servers/warren.ts';
 import { fixtureDocuments, loadConverter, measureConversions } from './workloads/conversion.ts';
 import { measureFanout } from './workloads/fanout.ts';
+import { measureFloor } from './workloads/floor.ts';
 import { measureIdle } from './workloads/idle.ts';
 import { measureModelsUnderLoad } from './workloads/models-under-load.ts';
 import { measureThroughput, type ThroughputLevel } from './workloads/throughput.ts';
@@ -32,6 +33,8 @@ const DOCUMENT_DIRS = [path.resolve(PROJECT_ROOT, '..', 'shared', 'fixtures', 'd
 
 interface Context {
   options: BenchOptions;
+  /** The checkout whose dist/ is measured: this one unless --warren-root names another. */
+  warrenRoot: string;
   gate: Gate;
   results: BenchResults;
 }
@@ -102,6 +105,7 @@ async function connectionWorkloads(ctx: Context, server: BenchServer): Promise<v
 
 async function runAnchor(ctx: Context, modelUrl: string, graphSpec: string): Promise<void> {
   const { options } = ctx;
+  if (!options.servers.has('anchor')) return;
   if (!(['throughput', 'fanout', 'idle'] as const).some((w) => options.workloads.has(w))) return;
   say(`anchor: starting @langchain/langgraph-api with ${options.slots} workers`);
   const anchor = await startAnchor({ graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, nWorkers: options.slots });
@@ -127,9 +131,10 @@ async function runAnchor(ctx: Context, modelUrl: string, graphSpec: string): Pro
 
 async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Promise<void> {
   const { options, results } = ctx;
-  if (![...options.workloads].some((w) => w !== 'conversion')) return;
+  if (!options.servers.has('warren')) return;
+  if (![...options.workloads].some((w) => w !== 'conversion' && w !== 'floor')) return;
   say(`warren: starting Redis, API and worker (${options.slots} runs at once)`);
-  const warren: WarrenServer = await startWarren({ projectRoot: PROJECT_ROOT, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: options.slots });
+  const warren: WarrenServer = await startWarren({ projectRoot: ctx.warrenRoot, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: options.slots, cpuProfDir: options.cpuProfDir });
   try {
     await warmUp(ctx, warren, 'chat');
     await connectionWorkloads(ctx, warren);
@@ -154,13 +159,24 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
     // Same 50 run slots, split over two worker processes: what scaling out buys on this machine.
     const perWorker = Math.ceil(options.slots / 2);
     say(`warren: restarting with 2 workers × ${perWorker} runs`);
-    const scaled = await startWarren({ projectRoot: PROJECT_ROOT, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: perWorker, workers: 2 });
+    const scaled = await startWarren({ projectRoot: ctx.warrenRoot, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: perWorker, workers: 2 });
     try {
       await warmUp(ctx, scaled, 'chat', false);
       await series(ctx, scaled, { graph: 'chat', slots: perWorker * 2, workers: 2, label: `Warren, 2 workers × ${perWorker}`, levels: options.levels });
     } finally {
       await scaled.stop();
     }
+  }
+}
+
+/** The graph alone, at each throughput level's concurrency: first, on a quiet machine. */
+async function runFloor(ctx: Context, modelUrl: string): Promise<void> {
+  if (!ctx.options.workloads.has('floor')) return;
+  for (const level of ctx.options.levels) {
+    await quiet(ctx, null, `bare graph, c=${level.concurrency}`);
+    const point = await measureFloor(modelUrl, level.concurrency, level.runs, ctx.options.warmupRuns);
+    say(`bare graph: c=${level.concurrency} → ${point.runs_per_s} runs/s, ${point.cpu_ms_per_run} ms CPU per run`);
+    ctx.results.floor.push(point);
   }
 }
 
@@ -174,7 +190,7 @@ async function runConversion(ctx: Context): Promise<void> {
   const docs = [...fixtureDocuments(dirs), large];
   await quiet(ctx, null, 'conversion');
   say(`conversion: ${docs.length} documents × ${ctx.options.conversionRepeats}`);
-  ctx.results.conversion = await measureConversions(await loadConverter(PROJECT_ROOT), docs, ctx.options.conversionRepeats);
+  ctx.results.conversion = await measureConversions(await loadConverter(ctx.warrenRoot), docs, ctx.options.conversionRepeats);
 }
 
 function redisVersion(): string {
@@ -185,13 +201,25 @@ function redisVersion(): string {
   }
 }
 
+/** The commit of the measured checkout, `+changes` when its work tree differs from it. */
+function commitOf(root: string): string {
+  try {
+    const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head}+changes` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
 function stamp(date: Date): string {
   return date.toISOString().slice(0, 19).replace(/:/g, '-');
 }
 
 async function main(): Promise<void> {
   const options = readOptions(process.argv.slice(2));
-  if (!existsSync(path.join(PROJECT_ROOT, 'dist', 'src', 'main.js'))) throw new Error('dist/ is missing: run `npm run build` first (npm run bench does).');
+  const warrenRoot = options.warrenRoot ?? PROJECT_ROOT;
+  if (!existsSync(path.join(warrenRoot, 'dist', 'src', 'main.js'))) throw new Error(`${warrenRoot}/dist/ is missing: run \`npm run build\` first (npm run bench does).`);
   const started = new Date();
   const [load1 = 0] = os.loadavg();
   if (load1 > 1) say(`warning: load average ${load1.toFixed(2)} before the start: other programs are using this machine, and the numbers will show it`);
@@ -202,8 +230,10 @@ async function main(): Promise<void> {
     machine: machineInfo(redisVersion()),
     load_average: { start: os.loadavg().map((l) => Number(l.toFixed(2))), end: [] },
     versions: packageVersions(BENCH_DIR, PROJECT_ROOT),
+    warren_commit: commitOf(warrenRoot),
     params: { tokens: options.tokens, delay_ms: options.delayMs, slots: options.slots, anchor_default_workers: options.anchorDefault ? ANCHOR_CLI_DEFAULT_WORKERS : null },
     series: [],
+    floor: [],
     fanout: [],
     idle: [],
     conversion: [],
@@ -212,9 +242,10 @@ async function main(): Promise<void> {
   };
   const model = await startScriptedModel({ tokens: options.tokens, delayMs: options.delayMs });
   const gate = await startGate(model.url);
-  const ctx: Context = { options, gate, results };
+  const ctx: Context = { options, warrenRoot, gate, results };
   const graphSpec = `${path.join(BENCH_DIR, 'graph', 'chat-graph.ts')}:chatGraph`;
   try {
+    await runFloor(ctx, model.url);
     await runAnchor(ctx, model.url, graphSpec);
     await runWarren(ctx, model.url, graphSpec);
     await runConversion(ctx);
@@ -231,7 +262,7 @@ async function main(): Promise<void> {
   writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(dir, `${name}.svg`), resultsChart(results));
   // A partial run (--only) would blank the other tables: README shows complete runs only.
-  const complete = options.workloads.size === WORKLOADS.length;
+  const complete = options.workloads.size === WORKLOADS.length && options.servers.size === 2 && !options.cpuProfDir && !options.warrenRoot;
   if (complete) updateReadme(path.join(BENCH_DIR, 'README.md'), resultsBlock(results, `${name}.json`, `${name}.svg`));
   say(`wrote results/${name}.json, results/${name}.svg${complete ? ' and README.md' : ''} in ${results.duration_s} s`);
 }

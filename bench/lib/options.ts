@@ -1,9 +1,10 @@
 // Command-line flags and the two profiles. Every count is bounded: the full profile stays under
 // about 15 minutes on a 2-core machine, --quick under about 3.
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { ThroughputLevel } from '../workloads/throughput.ts';
 
-export const WORKLOADS = ['throughput', 'lead-agent', 'fanout', 'idle', 'conversion', 'models-under-load'] as const;
+export const WORKLOADS = ['floor', 'throughput', 'lead-agent', 'fanout', 'idle', 'conversion', 'models-under-load'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface BenchOptions {
@@ -34,6 +35,15 @@ export interface BenchOptions {
   /** How long to wait for other programs to leave the machine before each measured step. */
   quietWaitMs: number;
   workloads: ReadonlySet<Workload>;
+  /** Which servers to measure (both unless --servers names one). */
+  servers: ReadonlySet<'anchor' | 'warren'>;
+  /** Write V8 CPU profiles of Warren's API and workers here (`--cpu-prof DIR`). */
+  cpuProfDir: string | null;
+  /**
+   * Measure the Warren built in this checkout instead of this one (`--warren-root DIR`, e.g. a
+   * `git worktree` of an older commit with its own `npm ci && npm run build`): before and after.
+   */
+  warrenRoot: string | null;
 }
 
 const QUICK = {
@@ -93,12 +103,17 @@ export function readOptions(argv: readonly string[]): BenchOptions {
       'no-scale-out': { type: 'boolean', default: false },
       'no-wait-quiet': { type: 'boolean', default: false },
       only: { type: 'string' },
+      servers: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      'warren-root': { type: 'string' },
     },
     strict: true,
   });
   const profile = values.quick ? QUICK : FULL;
   const delayMs = integer('delay-ms', values['delay-ms'], 5, 0);
   const only = values.only?.split(',').map((w) => w.trim()) ?? [...WORKLOADS];
+  const servers = values.servers?.split(',').map((w) => w.trim()) ?? ['anchor', 'warren'];
+  for (const s of servers) if (s !== 'anchor' && s !== 'warren') throw new Error(`--servers: unknown server "${s}" (known: anchor, warren)`);
   for (const w of only) if (!(WORKLOADS as readonly string[]).includes(w)) throw new Error(`--only: unknown workload "${w}" (known: ${WORKLOADS.join(', ')})`);
   return {
     quick: values.quick,
@@ -121,5 +136,8 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     levelDeadlineMs: 240_000,
     quietWaitMs: values['no-wait-quiet'] ? 0 : values.quick ? 30_000 : 120_000,
     workloads: new Set(only as Workload[]),
+    servers: new Set(servers as ('anchor' | 'warren')[]),
+    cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
+    warrenRoot: values['warren-root'] ? path.resolve(values['warren-root']) : null,
   };
 }

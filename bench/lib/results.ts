@@ -1,6 +1,7 @@
 // The shape of bench/results/<date>.json.
 import type { FanoutPoint } from '../workloads/fanout.ts';
 import type { FormatPoint } from '../workloads/conversion.ts';
+import type { FloorPoint } from '../workloads/floor.ts';
 import type { IdlePoint } from '../workloads/idle.ts';
 import type { ModelsUnderLoad } from '../workloads/models-under-load.ts';
 import type { ThroughputPoint } from '../workloads/throughput.ts';
@@ -28,8 +29,12 @@ export interface BenchResults {
   /** os.loadavg() when the run started and ended: other work on a shared machine skews everything. */
   load_average: { start: number[]; end: number[] };
   versions: Record<string, string>;
+  /** The Warren commit measured (`--warren-root` can point at another checkout). */
+  warren_commit: string;
   params: { tokens: number; delay_ms: number; slots: number; anchor_default_workers: number | null };
   series: Series[];
+  /** The bench graph with no server: the CPU per run no server can go below. */
+  floor: FloorPoint[];
   fanout: FanoutPoint[];
   idle: IdlePoint[];
   conversion: FormatPoint[];

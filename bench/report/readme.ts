@@ -2,7 +2,7 @@
 // Everything outside the markers is hand-written and left alone.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { BenchResults } from '../lib/results.ts';
-import { conversionTable, fanoutTable, idleTable, latencyTable, leadAgentTable, modelsUnderLoadTable, throughputTable } from './tables.ts';
+import { conversionTable, fanoutTable, floorTable, idleTable, latencyTable, leadAgentTable, modelsUnderLoadTable, throughputTable } from './tables.ts';
 
 const START = '<!-- results:start -->';
 const END = '<!-- results:end -->';
@@ -29,6 +29,10 @@ export function resultsBlock(results: BenchResults, jsonName: string, svgName: s
     '### 2. Time to first token and to the end of the stream (ms, from the runs.stream call)',
     '',
     latencyTable(results),
+    '',
+    '### The floor: the same graph with no server',
+    '',
+    floorTable(results),
     '',
     '### Warren `lead_agent` (the full agent) on the same scripted model',
     '',

@@ -95,6 +95,45 @@ export function latencyTable(results: BenchResults): string {
   return lines.join('\n');
 }
 
+/**
+ * The graph with no server, beside both servers' CPU per run. The machine's cores divided by a
+ * CPU cost per run is the most runs/s that cost allows here, clients aside.
+ */
+export function floorTable(results: BenchResults): string {
+  if (results.floor.length === 0) return '_The bare graph was not measured in this run._';
+  const warren = pick(results, 'warren', 'chat', results.params.slots);
+  const anchor = pick(results, 'anchor', 'chat', results.params.slots);
+  const cores = results.machine.cores;
+  const ceiling = (cpuMs: number | undefined) => (cpuMs ? fmt((cores * 1000) / cpuMs, 0) : '–');
+  const lines = [
+    header([
+      'concurrency',
+      'bare graph runs/s (one process)',
+      'bare graph CPU ms/run',
+      `runs/s its CPU allows on ${cores} cores`,
+      'anchor CPU ms/run',
+      'Warren CPU ms/run',
+      'best ratio a server at the floor could reach',
+    ]),
+  ];
+  for (const f of results.floor) {
+    const a = anchor?.points.find((p) => p.concurrency === f.concurrency);
+    const w = warren?.points.find((p) => p.concurrency === f.concurrency);
+    lines.push(
+      row([
+        f.concurrency,
+        fmt(f.runs_per_s),
+        fmt(f.cpu_ms_per_run, 2),
+        ceiling(f.cpu_ms_per_run),
+        fmt(a?.server_cpu_ms_per_run),
+        fmt(w?.server_cpu_ms_per_run),
+        a ? x(ratio(a.server_cpu_ms_per_run, f.cpu_ms_per_run)) : '–',
+      ]),
+    );
+  }
+  return lines.join('\n');
+}
+
 export function leadAgentTable(results: BenchResults): string {
   const lead = results.series.find((s) => s.graph === 'lead_agent');
   const chat = pick(results, 'warren', 'chat', results.params.slots);

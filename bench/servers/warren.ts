@@ -20,6 +20,8 @@ export interface WarrenOptions {
   workerConcurrency: number;
   /** Worker processes (1 unless scaling out is what is measured). */
   workers?: number;
+  /** Write V8 CPU profiles of the API and workers here when they stop. */
+  cpuProfDir?: string | null;
 }
 
 export interface WarrenServer extends BenchServer {
@@ -57,6 +59,8 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
     LOG_LEVEL: 'warn',
     BENCH_MODEL_URL: options.modelUrl,
     BENCH_GATED_MODEL_URL: options.gatedModelUrl,
+    // Written when each process exits, which it does on the SIGTERM that stops the bench.
+    ...(options.cpuProfDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${options.cpuProfDir}` } : {}),
   };
   const dist = path.join(options.projectRoot, 'dist');
   const api: Child = startChild('warren-api', process.execPath, [path.join(dist, 'src', 'main.js')], { cwd: options.projectRoot, env });

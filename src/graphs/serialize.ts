@@ -26,17 +26,51 @@ function messageToWire(message: DictMessage): Record<string, unknown> {
   return wire;
 }
 
+/**
+ * Copies the parts of `value` that hold messages, turning each message into its dict form, so
+ * JSON.stringify can then run without a replacer. A replacer is called for every key of every
+ * event, and JSON.stringify calls a message's costly toJSON() before a replacer sees it, only
+ * for the replacer to throw that away and build the dict (which calls toJSON() again).
+ * `path` holds the objects being walked: a cycle is left for JSON.stringify to refuse.
+ */
+function toPlain(value: unknown, key: string, path: Set<object>): unknown {
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value !== 'object' || value === null || path.has(value)) return value;
+  if (isDictMessage(value)) return toPlain(messageToWire(value), key, path);
+  const toJSON = (value as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === 'function') {
+    const json: unknown = (toJSON as (key: string) => unknown).call(value, key);
+    return json === value ? value : toPlain(json, key, path);
+  }
+  path.add(value);
+  try {
+    if (Array.isArray(value)) {
+      let copy: unknown[] | null = null;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const plain = toPlain(item, String(i), path);
+        if (plain !== item) (copy ??= value.slice())[i] = plain;
+      }
+      return copy ?? value;
+    }
+    // Class instances without toJSON (errors, Maps...) serialise as their own enumerable fields,
+    // as JSON.stringify does; walking those fields is what finds messages inside them.
+    let copy: Record<string, unknown> | null = null;
+    for (const field of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[field];
+      const plain = toPlain(item, field, path);
+      if (plain !== item) (copy ??= { ...(value as Record<string, unknown>) })[field] = plain;
+    }
+    return copy ?? value;
+  } finally {
+    path.delete(value);
+  }
+}
+
 /** One line of JSON. Never throws: what cannot be serialised becomes an error object. */
 export function toWireJson(value: unknown): string {
   try {
-    const json = JSON.stringify(value, function (this: Record<string, unknown>, key: string, replaced: unknown) {
-      // `replaced` has already been through toJSON(); the raw value still has toDict().
-      const raw = this[key];
-      if (isDictMessage(raw)) return messageToWire(raw);
-      if (typeof replaced === 'bigint') return replaced.toString();
-      return replaced;
-    });
-    return json ?? 'null';
+    return JSON.stringify(toPlain(value, '', new Set())) ?? 'null';
   } catch (err) {
     return JSON.stringify({ error: 'SerializationError', message: (err as Error).message });
   }

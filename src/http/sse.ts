@@ -4,6 +4,8 @@ import type { FastifyReply } from 'fastify';
 
 export interface SseStream {
   send(event: string, data: string, id?: string): boolean;
+  /** Writes frames already built with frameEvent (one buffer shared by many clients). */
+  sendFrames(frames: Buffer): boolean;
   comment(text: string): void;
   end(): void;
   readonly closed: boolean;
@@ -49,12 +51,13 @@ export function openSse(
     resolveDone();
   };
   raw.on('close', close);
-  const write = (chunk: string): boolean => {
+  const write = (chunk: string | Buffer): boolean => {
     if (closed || raw.writableEnded || raw.destroyed) return false;
     return raw.write(chunk);
   };
   return {
     send: (event, data, id) => write(frameEvent(event, data, id)),
+    sendFrames: (frames) => write(frames),
     comment: (text) => void write(`: ${text.replace(NEWLINE, ' ')}\n\n`),
     end() {
       if (!closed && !raw.writableEnded) raw.end();

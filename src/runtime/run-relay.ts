@@ -1,7 +1,8 @@
 // Relays a run's event stream to an HTTP client: as SSE (stream, join stream) or as one JSON
 // result after whitespace keep-alives (wait, join). WebSocket relaying is in runs.ws.ts.
 import type { FastifyReply } from 'fastify';
-import { openSse } from '../http/sse.js';
+import { frameEvent, openSse } from '../http/sse.js';
+import type { StreamEntry } from '../store/run-stream.js';
 import type { RunsService } from './runs.service.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 
@@ -17,6 +18,18 @@ export interface RelayTarget {
 /** The ms part of a stream id is when the worker appended the entry. */
 export const appendedAt = (id: string): number => Number(id.slice(0, id.indexOf('-')));
 
+// The hub hands the same batch to every client of a run: frame and encode it once for all.
+const framedBatches = new WeakMap<readonly StreamEntry[], Buffer>();
+
+function framesOf(entries: readonly StreamEntry[]): Buffer {
+  let frames = framedBatches.get(entries);
+  if (!frames) {
+    frames = Buffer.from(entries.map((e) => frameEvent(e.event, e.data, e.id)).join(''), 'utf8');
+    framedBatches.set(entries, frames);
+  }
+  return frames;
+}
+
 export async function relaySse(
   reply: FastifyReply,
   runs: RunsService,
@@ -28,9 +41,10 @@ export async function relaySse(
   metrics.openConnections.add(1, { transport: 'sse' });
   let finished = false;
   const unsubscribe = runs.follow(target.threadId, target.runId, target.afterId, {
-    onEntry: (entry) => {
-      sse.send(entry.event, entry.data, entry.id);
-      metrics.relayLagSeconds.observe(Math.max(0, Date.now() - appendedAt(entry.id)) / 1000);
+    onEntries: (entries) => {
+      sse.sendFrames(framesOf(entries));
+      const now = Date.now();
+      for (const entry of entries) metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
     },
     onDone: () => {
       finished = true;

@@ -18,7 +18,8 @@ export interface CreatedRun {
 }
 
 export interface RunFollower {
-  onEntry(entry: StreamEntry): void;
+  /** New entries in stream order, each once. */
+  onEntries(entries: readonly StreamEntry[]): void;
   onDone(): void;
 }
 
@@ -67,9 +68,11 @@ export function createRunsService(deps: RuntimeDeps) {
     let stop: () => void = () => {};
     const done = new Promise<{ values?: string; error?: string }>((resolve) => {
       stop = follow(threadId, runId, '0', {
-        onEntry(entry) {
-          if (entry.event === 'values') values = entry.data;
-          else if (entry.event === 'error') error = entry.data;
+        onEntries(entries) {
+          for (const entry of entries) {
+            if (entry.event === 'values') values = entry.data;
+            else if (entry.event === 'error') error = entry.data;
+          }
         },
         onDone: () => resolve({ ...(values !== undefined ? { values } : {}), ...(error !== undefined ? { error } : {}) }),
       });

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Compile } from 'typebox/compile';
 import { Type } from 'typebox';
 import { isWarrenError } from '../errors.js';
-import { isStreamCursor } from '../store/run-stream.js';
+import { isStreamCursor, type StreamEntry } from '../store/run-stream.js';
 import { ThreadParamsSchema, IdSchema, type ThreadParams } from './common.schemas.js';
 import { RunCreateSchema } from './runs.schemas.js';
 import { appendedAt } from './run-relay.js';
@@ -20,6 +20,19 @@ const JoinMessage = Compile(
 );
 const CancelMessage = Compile(Type.Object({ action: Type.Literal('cancel') }));
 const RunInput = Compile(RunCreateSchema);
+
+// Entry data is already one line of JSON (the worker wrote it with toWireJson), so the message
+// is spliced together once per entry, not parsed and serialised again for every client.
+const wsMessages = new WeakMap<StreamEntry, string>();
+
+function messageOf(entry: StreamEntry): string {
+  let message = wsMessages.get(entry);
+  if (message === undefined) {
+    message = `{"event":${JSON.stringify(entry.event)},"data":${entry.data},"id":${JSON.stringify(entry.id)}}`;
+    wsMessages.set(entry, message);
+  }
+  return message;
+}
 
 const CLOSE_NORMAL = 1000;
 const CLOSE_POLICY = 1008;
@@ -40,9 +53,10 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
       let cancelOnClose = false;
       deps.metrics.openConnections.add(1, { transport: 'websocket' });
 
-      const send = (payload: unknown) => {
-        if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(payload));
+      const sendRaw = (text: string) => {
+        if (socket.readyState === socket.OPEN) socket.send(text);
       };
+      const send = (payload: unknown) => sendRaw(JSON.stringify(payload));
       const refuse = (detail: string, code = CLOSE_POLICY) => {
         send({ event: 'error', data: { detail } });
         socket.close(code, detail.slice(0, 120));
@@ -50,15 +64,12 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
       const follow = (id: string, afterId: string) => {
         runId = id;
         unsubscribe = runs.follow(threadId, id, afterId, {
-          onEntry: (entry) => {
-            let data: unknown = null;
-            try {
-              data = JSON.parse(entry.data);
-            } catch {
-              data = entry.data;
+          onEntries: (entries) => {
+            const now = Date.now();
+            for (const entry of entries) {
+              sendRaw(messageOf(entry));
+              deps.metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
             }
-            send({ event: entry.event, data, id: entry.id });
-            deps.metrics.relayLagSeconds.observe(Math.max(0, Date.now() - appendedAt(entry.id)) / 1000);
           },
           onDone: () => {
             finished = true;

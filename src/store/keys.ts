@@ -26,6 +26,11 @@ export const keys = {
   runQueue: (threadId: string) => `${tag(threadId)}:run-queue`,
   /** Stream: the run's events, `{event, data}` entries. Its entry ids are the SSE ids. */
   runStream: (threadId: string, runId: string) => `${tag(threadId)}:run:${runId}:stream`,
+  /**
+   * Stream of one entry at most: an API process's stream hub adds to it to end its blocking
+   * XREAD early (when a new run's stream must join it). Expires unless in use.
+   */
+  streamHubWake: (hubId: string) => `${KEY_PREFIX}:stream-hub:${hubId}:wake`,
   /** Hash: run id → thread id, so a run can be found from its id alone. */
   runThreads: () => `${KEY_PREFIX}:run-threads`,
 

@@ -1,14 +1,24 @@
-// One reader per run per API process, fanning entries out in memory. 1,000 clients blocking on
-// Redis each for the same run measured a 120 ms median delay; one reader broadcasting, 8–10 ms.
+// Follows the streams of every run that has clients on this API process with one blocking
+// connection and one XREAD over all of them, fanning entries out in memory.
+//
+// Measured: 1,000 clients each blocking on Redis for the same run waited 120 ms at the median;
+// one reader per run broadcasting, 8–10 ms. A reader per run still cost a connection set-up per
+// run and an XREAD reply per entry per run; one XREAD for all runs returns whatever entries
+// arrived across them in one reply, and clients get them as one batch (one socket write).
 //
 // A subscriber first catches up with XRANGE from its own cursor, then takes live entries from
 // the shared reader, skipping any id it has already delivered, so every entry arrives exactly
 // once and in order, whatever the timing.
+//
+// The XREAD names every followed stream, so it needs a single Redis (or all streams on one
+// Cluster slot); Warren connects to one Redis.
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { compareIds, type RunStreams, type StreamEntry } from './run-stream.js';
 
 export interface HubSubscriber {
-  onEntry(entry: StreamEntry): void;
+  /** New entries, in stream order; each entry is delivered once. */
+  onEntries(entries: readonly StreamEntry[]): void;
   /** The stream ended (an `end` entry was delivered) or the run was found settled without one. */
   onDone(): void;
 }
@@ -16,13 +26,16 @@ export interface HubSubscriber {
 export interface RunStreamHub {
   /** Delivers entries after `afterId` (`-1`/`0`: all). Returns the unsubscribe function. */
   subscribe(threadId: string, runId: string, afterId: string, subscriber: HubSubscriber): () => void;
+  /** Streams followed right now (for tests and metrics). */
+  followed(): number;
   close(): Promise<void>;
 }
 
 export interface HubOptions {
   streams: RunStreams;
+  /** Makes the one connection the hub blocks on; called once, the hub disconnects it on close. */
   blockingConnection: (name: string) => Redis;
-  /** Called when the reader sees no new entry for a while: settled runs without `end` are closed. */
+  /** Called when a stream has had no new entry for a while: settled runs without `end` are closed. */
   isSettled: (threadId: string, runId: string) => Promise<boolean>;
   blockMs?: number;
   onError?: (err: unknown) => void;
@@ -34,152 +47,216 @@ interface Sub {
   catchingUp: boolean;
   buffer: StreamEntry[];
   done: boolean;
-  detach: () => void;
+  watch: Watch;
 }
 
-interface Reader {
+interface Watch {
+  key: string;
+  threadId: string;
+  runId: string;
+  /** Last id the shared reader has seen; null until the stream's tail is known. */
+  cursor: string | null;
   subs: Set<Sub>;
-  connection: Redis;
-  stopped: boolean;
+  lastEntryAt: number;
+  checkingSettled: boolean;
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createRunStreamHub(options: HubOptions): RunStreamHub {
   const { streams } = options;
   const blockMs = options.blockMs ?? 5_000;
-  const readers = new Map<string, Reader>();
+  const watches = new Map<string, Watch>();
+  // Adding a stream while the reader is blocked: an entry on this hub's own wake stream ends the
+  // XREAD at once, even when it was sent before the XREAD reached Redis.
+  const wake = streams.wakeStream(randomUUID());
+  let wakeCursor = '0';
+  let connection: Redis | null = null;
+  let looping = false;
+  let blocked = false;
+  let blockGeneration = 0;
+  let rungGeneration = -1;
   let closed = false;
 
-  const deliver = (sub: Sub, entry: StreamEntry) => {
-    if (sub.done || compareIds(entry.id, sub.cursor) <= 0) return;
-    sub.cursor = entry.id;
-    sub.subscriber.onEntry(entry);
-    if (entry.event === 'end') finish(sub);
-  };
   const finish = (sub: Sub) => {
     if (sub.done) return;
     sub.done = true;
-    sub.detach();
+    detach(sub);
     sub.subscriber.onDone();
   };
 
-  const synthesizeEnd = (reader: Reader) => {
-    // The run was settled but its stream has no `end` (its worker died between the two writes,
-    // or the stream expired): close every subscriber rather than leave it hanging.
-    for (const sub of [...reader.subs]) {
-      if (sub.catchingUp) continue;
-      deliver(sub, { id: `${Date.now() + 1}-0`, event: 'end', data: '{}' });
+  const detach = (sub: Sub) => {
+    const { watch } = sub;
+    watch.subs.delete(sub);
+    // A stream nobody follows drops out of the next XREAD; the current one may still name it.
+    if (watch.subs.size === 0 && watches.get(watch.key) === watch) watches.delete(watch.key);
+  };
+
+  const deliver = (sub: Sub, entries: readonly StreamEntry[]) => {
+    if (sub.done || entries.length === 0) return;
+    let fresh = entries;
+    // Ids only grow within a batch: if the first is new, all are.
+    if (compareIds((entries[0] as StreamEntry).id, sub.cursor) <= 0) {
+      fresh = entries.filter((e) => compareIds(e.id, sub.cursor) > 0);
+      if (fresh.length === 0) return;
+    }
+    const endAt = fresh.findIndex((e) => e.event === 'end');
+    if (endAt >= 0 && endAt < fresh.length - 1) fresh = fresh.slice(0, endAt + 1);
+    sub.cursor = (fresh[fresh.length - 1] as StreamEntry).id;
+    sub.subscriber.onEntries(fresh);
+    if (endAt >= 0) finish(sub);
+  };
+
+  const dispatch = (watch: Watch, entries: readonly StreamEntry[]) => {
+    for (const sub of [...watch.subs]) {
+      if (sub.catchingUp) sub.buffer.push(...entries);
+      else deliver(sub, entries);
     }
   };
 
-  async function runReader(key: string, threadId: string, runId: string, reader: Reader, startId: string) {
-    let cursor = startId;
-    let idleRounds = 0;
-    while (!reader.stopped && reader.subs.size > 0) {
-      let entries: StreamEntry[];
-      try {
-        entries = await streams.follow(reader.connection, threadId, runId, cursor, blockMs);
-      } catch (err) {
-        if (reader.stopped) break;
-        options.onError?.(err);
-        await new Promise((r) => setTimeout(r, 250));
-        continue;
+  const connect = (): Redis => (connection ??= options.blockingConnection('stream-hub'));
+
+  const ring = () => {
+    if (!looping || !blocked || rungGeneration === blockGeneration) return;
+    rungGeneration = blockGeneration;
+    void streams.ring(wake).catch((err: unknown) => options.onError?.(err));
+  };
+
+  const checkSettled = async (watch: Watch) => {
+    try {
+      if (!(await options.isSettled(watch.threadId, watch.runId))) return;
+      const tail = await streams.readAfter(watch.threadId, watch.runId, watch.cursor ?? '0');
+      if (tail.length > 0) {
+        watch.cursor = (tail[tail.length - 1] as StreamEntry).id;
+        dispatch(watch, tail);
+        return;
       }
-      if (entries.length === 0) {
-        idleRounds += 1;
-        if (idleRounds >= 1 && (await options.isSettled(threadId, runId).catch(() => false))) {
-          const tail = await streams.readAfter(threadId, runId, cursor).catch(() => []);
-          if (tail.length === 0) {
-            synthesizeEnd(reader);
-            break;
+      // Settled, but the stream has no `end` (its worker died between the two writes, or the
+      // stream expired): close every subscriber rather than leave it hanging. One still
+      // catching up is closed by a later check, once it is live.
+      const end: StreamEntry = { id: `${Date.now() + 1}-0`, event: 'end', data: '{}' };
+      for (const sub of [...watch.subs]) if (!sub.catchingUp) deliver(sub, [end]);
+    } finally {
+      watch.checkingSettled = false;
+      watch.lastEntryAt = Date.now();
+    }
+  };
+
+  async function loop() {
+    looping = true;
+    try {
+      while (!closed && watches.size > 0) {
+        const cursors = new Map<string, string>([[wake, wakeCursor]]);
+        for (const watch of watches.values()) if (watch.cursor !== null) cursors.set(watch.key, watch.cursor);
+        let batches: [string, StreamEntry[]][];
+        blocked = true;
+        blockGeneration += 1;
+        try {
+          batches = await streams.readMany(connect(), cursors, blockMs);
+        } catch (err) {
+          if (closed) break;
+          options.onError?.(err);
+          await sleep(250);
+          continue;
+        } finally {
+          blocked = false;
+        }
+        const now = Date.now();
+        for (const [key, entries] of batches) {
+          const last = entries[entries.length - 1];
+          if (!last) continue;
+          if (key === wake) {
+            wakeCursor = last.id;
+            continue;
           }
-          entries = tail;
-        } else continue;
-      }
-      idleRounds = 0;
-      for (const entry of entries) {
-        cursor = entry.id;
-        for (const sub of [...reader.subs]) {
-          if (sub.catchingUp) sub.buffer.push(entry);
-          else deliver(sub, entry);
+          const watch = watches.get(key);
+          if (!watch) continue;
+          watch.cursor = last.id;
+          watch.lastEntryAt = now;
+          dispatch(watch, entries);
+        }
+        for (const watch of watches.values()) {
+          if (watch.cursor === null || watch.checkingSettled || now - watch.lastEntryAt < blockMs) continue;
+          watch.checkingSettled = true;
+          void checkSettled(watch).catch((err: unknown) => options.onError?.(err));
         }
       }
-      if (entries.some((e) => e.event === 'end')) break;
+    } finally {
+      looping = false;
     }
-    reader.stopped = true;
-    if (readers.get(key) === reader) readers.delete(key);
-    reader.connection.disconnect();
   }
 
-  async function catchUp(threadId: string, runId: string, sub: Sub) {
+  /** Brings a stream whose tail is now known into the shared XREAD. */
+  const follow = () => {
+    if (looping) ring();
+    else void loop();
+  };
+
+  async function catchUp(sub: Sub) {
+    const { threadId, runId } = sub.watch;
     for (;;) {
       const entries = await streams.readAfter(threadId, runId, sub.cursor, 1000);
-      for (const entry of entries) deliver(sub, entry);
+      deliver(sub, entries);
       if (entries.length < 1000 || sub.done) break;
     }
     sub.catchingUp = false;
     const buffered = sub.buffer;
     sub.buffer = [];
-    for (const entry of buffered) deliver(sub, entry);
+    deliver(sub, buffered);
   }
 
   return {
     subscribe(threadId, runId, afterId, subscriber) {
-      const key = `${threadId}/${runId}`;
+      const key = streams.key(threadId, runId);
+      let watch = watches.get(key);
+      if (!watch) {
+        const created: Watch = { key, threadId, runId, cursor: null, subs: new Set(), lastEntryAt: Date.now(), checkingSettled: false };
+        watches.set(key, created);
+        watch = created;
+        // The shared reader starts at the stream's current tail; subscribers catch up on their own.
+        void streams
+          .tail(threadId, runId)
+          .then((last) => {
+            created.cursor = last ?? '0';
+            created.lastEntryAt = Date.now();
+            if (watches.get(key) === created) follow();
+          })
+          .catch((err: unknown) => {
+            options.onError?.(err);
+            if (watches.get(key) === created) watches.delete(key);
+            for (const s of [...created.subs]) finish(s);
+          });
+      }
       const sub: Sub = {
         subscriber,
         cursor: afterId === '-1' || afterId === '' ? '0' : afterId,
         catchingUp: true,
         buffer: [],
         done: false,
-        detach: () => {},
+        watch,
       };
-      let reader = readers.get(key);
-      if (!reader) {
-        reader = { subs: new Set(), connection: options.blockingConnection(`stream:${key}`), stopped: false };
-        readers.set(key, reader);
-        const created = reader;
-        // The reader starts at the stream's current tail; subscribers catch up on their own.
-        void streams
-          .bounds(threadId, runId)
-          .then((b) => runReader(key, threadId, runId, created, b?.last ?? '0'))
-          .catch((err: unknown) => {
-            options.onError?.(err);
-            created.stopped = true;
-            if (readers.get(key) === created) readers.delete(key);
-            created.connection.disconnect();
-            for (const s of [...created.subs]) finish(s);
-          });
-      }
-      reader.subs.add(sub);
-      const owner = reader;
-      sub.detach = () => {
-        owner.subs.delete(sub);
-        if (owner.subs.size === 0 && !owner.stopped) {
-          owner.stopped = true;
-          if (readers.get(key) === owner) readers.delete(key);
-          // Disconnecting aborts the pending XREAD BLOCK at once.
-          owner.connection.disconnect();
-        }
-      };
-      void catchUp(threadId, runId, sub).catch((err: unknown) => {
+      watch.subs.add(sub);
+      void catchUp(sub).catch((err: unknown) => {
         options.onError?.(err);
         finish(sub);
       });
       return () => {
+        if (sub.done) return;
         sub.done = true;
-        sub.detach();
+        detach(sub);
       };
     },
+
+    followed: () => watches.size,
 
     async close() {
       if (closed) return;
       closed = true;
-      for (const reader of [...readers.values()]) {
-        reader.stopped = true;
-        reader.connection.disconnect();
-        for (const sub of [...reader.subs]) finish(sub);
-      }
-      readers.clear();
+      // Disconnecting aborts the pending XREAD BLOCK at once.
+      connection?.disconnect();
+      for (const watch of [...watches.values()]) for (const sub of [...watch.subs]) finish(sub);
+      watches.clear();
+      await streams.removeWakeStream(wake).catch(() => undefined);
     },
   };
 }

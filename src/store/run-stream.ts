@@ -49,8 +49,20 @@ export interface RunStreams {
   readAfter(threadId: string, runId: string, afterId: string, count?: number): Promise<StreamEntry[]>;
   /** Id of the first and last entries, or null when the stream does not exist. */
   bounds(threadId: string, runId: string): Promise<{ first: string; last: string; lastEvent: string } | null>;
-  /** Blocks on `connection` (a dedicated one) for entries after `afterId`. */
-  follow(connection: Redis, threadId: string, runId: string, afterId: string, blockMs: number): Promise<StreamEntry[]>;
+  /** Id of the last entry, or null when the stream does not exist. */
+  tail(threadId: string, runId: string): Promise<string | null>;
+  /** The Redis key of a run's stream, as `readMany` names it. */
+  key(threadId: string, runId: string): string;
+  /**
+   * Blocks on `connection` (a dedicated one) until any of the streams has entries after its
+   * cursor (`stream key → id`), or `blockMs` passes. Returns `[key, entries]` for those that do.
+   */
+  readMany(connection: Redis, cursors: ReadonlyMap<string, string>, blockMs: number): Promise<[string, StreamEntry[]][]>;
+  /** The key of a hub's wake stream, for `readMany` and `ring`. */
+  wakeStream(hubId: string): string;
+  /** Adds an entry to a wake stream, ending a `readMany` that names it. */
+  ring(wakeKey: string): Promise<void>;
+  removeWakeStream(wakeKey: string): Promise<void>;
   remove(threadId: string, runId: string): Promise<void>;
 }
 
@@ -83,12 +95,31 @@ export function createRunStreams(redis: Redis): RunStreams {
       return first && last ? { first: first.id, last: last.id, lastEvent: last.event } : null;
     },
 
-    async follow(connection, threadId, runId, afterId, blockMs) {
-      const key = keys.runStream(threadId, runId);
-      const reply = (await connection.xread('COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', key, normaliseCursor(afterId))) as
+    async tail(threadId, runId) {
+      const [last] = parseEntries(await redis.xrevrange(keys.runStream(threadId, runId), '+', '-', 'COUNT', 1));
+      return last?.id ?? null;
+    },
+
+    key: (threadId, runId) => keys.runStream(threadId, runId),
+
+    async readMany(connection, cursors, blockMs) {
+      const names = [...cursors.keys()];
+      const ids = names.map((name) => normaliseCursor(cursors.get(name) as string));
+      const reply = (await connection.xread('COUNT', 1000, 'BLOCK', blockMs, 'STREAMS', ...names, ...ids)) as
         | [string, [string, string[]][]][]
         | null;
-      return parseEntries(reply?.[0]?.[1]);
+      return (reply ?? []).map(([name, raw]) => [name, parseEntries(raw)]);
+    },
+
+    wakeStream: (hubId) => keys.streamHubWake(hubId),
+
+    async ring(wakeKey) {
+      // One entry is enough to end the XREAD; the key outlives a crashed API by a day at most.
+      await redis.multi().xadd(wakeKey, 'MAXLEN', '1', '*', 'wake', '1').expire(wakeKey, 86_400).exec();
+    },
+
+    async removeWakeStream(wakeKey) {
+      await redis.del(wakeKey);
     },
 
     async remove(threadId, runId) {

@@ -118,14 +118,25 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
       signal,
       runId,
     });
+    // Appends are not awaited one by one: the connection keeps them in order, and the graph
+    // need not wait a Redis round trip per token. The barrier still holds every checkpoint until
+    // the events before it are stored; a failed append fences the saver before anything else
+    // can be stored, then fails the run.
+    const appends: { failed: boolean; error?: unknown; last: Promise<void> } = { failed: false, last: Promise.resolve() };
     for await (const { event, data } of barrier.track(events)) {
+      if (appends.failed) throw appends.error;
       const appended = barrier.appendStarted();
-      try {
-        await writer.append(event, toWireJson(data));
-      } finally {
-        appended();
-      }
+      appends.last = writer.append(event, toWireJson(data)).then(
+        () => appended(),
+        (error: unknown) => {
+          if (!appends.failed) Object.assign(appends, { failed: true, error });
+          saver.fence();
+          appended();
+        },
+      );
     }
+    await appends.last;
+    if (appends.failed) throw appends.error;
     const state = await graph.getState({ configurable: { thread_id: threadId } });
     values = toWire<Record<string, unknown>>(state.values ?? {});
     interrupts = collectInterrupts(state.tasks);
