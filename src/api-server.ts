@@ -9,6 +9,7 @@ import type { LoadedConfig } from './config/load-config.js';
 import { createExtensionsStore, resolveSkillsDir } from './config/extensions.js';
 import { PROJECT_SKILLS_DIR } from './config/paths.js';
 import { configSecrets } from './config/secrets.js';
+import { closeSandboxes } from './convert/sandbox.js';
 import type { GatewaySettings } from './gateway/gateway-deps.js';
 import { gatewayRoutes } from './gateway/gateway.plugin.js';
 import { createGraphRegistry } from './graphs/registry.js';
@@ -116,6 +117,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       (closing ??= (async () => {
         await hub.close();
         await app.close();
+        // After the app: uploads in flight have had their answers, so no conversion is cut short.
+        await closeSandboxes();
         await dispatcher.close();
         await redis.close();
       })()),

@@ -1,7 +1,8 @@
 // Workload 5a: conversion cost per document format, through convertInSandbox (the worker-thread
 // sandbox every upload goes through) from Warren's built dist/. Each conversion is timed alone,
-// so the figure is latency, not throughput. Small files are dominated by the sandbox's start-up
-// (a fresh worker thread per document), which is why ms per document is reported next to ms/MiB.
+// so the figure is latency, not throughput. The sandbox keeps its worker threads warm, so only a
+// format's first document pays for loading its parser; ms per document is reported next to ms/MiB
+// because small files are dominated by fixed costs.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';

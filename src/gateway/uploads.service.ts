@@ -24,6 +24,8 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
   const { files, settings } = deps;
   const threadLock = createKeyedLock();
   const conversions = createLimiter(settings.maxConcurrentConversions);
+  // As many warm sandbox workers as conversions the limiter lets through, so none waits twice.
+  const conversionLimits = { ...settings.conversion, maxWorkers: settings.conversion.maxWorkers ?? settings.maxConcurrentConversions };
 
   const describe = (threadId: string, name: string) => {
     const virtual = virtualPath('uploads', name);
@@ -42,7 +44,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
           const markdown = await conversions.run(async () => {
             const started = performance.now();
             try {
-              return await convertInSandbox(await readFile(path.join(dir, name)), name, settings.conversion);
+              return await convertInSandbox(await readFile(path.join(dir, name)), name, conversionLimits);
             } finally {
               deps.onConversion?.(path.extname(name).toLowerCase() || 'none', (performance.now() - started) / 1000);
             }

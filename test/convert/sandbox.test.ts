@@ -4,12 +4,11 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import * as XLSX from '@e965/xlsx';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
-import { convertInSandbox } from '../../src/convert/sandbox.js';
+import { closeSandboxes, convertInSandbox } from '../../src/convert/sandbox.js';
 import { ConversionError } from '../../src/errors.js';
-import { readOwn, readShared } from './support.js';
+import { bigWorkbook as makeBigWorkbook, eventually, readOwn, readShared, rejection } from './support.js';
 
 let scratch: string;
 let bigWorkbook: Buffer;
@@ -43,36 +42,14 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function eventually(check: () => boolean): Promise<boolean> {
-  for (let i = 0; i < 100; i++) {
-    if (check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return check();
-}
-
-async function rejection(attempt: Promise<unknown>): Promise<ConversionError> {
-  const outcome = await attempt.then(
-    () => new Error('expected the conversion to fail'),
-    (err: unknown) => err,
-  );
-  expect(outcome).toBeInstanceOf(ConversionError);
-  return outcome as ConversionError;
-}
-
 beforeAll(() => {
   scratch = mkdtempSync(path.join(tmpdir(), 'warren-sandbox-test-'));
-  // About 240,000 cells: well within the default limits, far beyond a 32 MB heap.
-  const rows = Array.from({ length: 40_000 }, (_, r) => Array.from({ length: 6 }, (_, c) => `cell ${r}-${c} text`));
-  const workbook = XLSX.utils.book_new();
-  XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet(rows), 'Big');
-  const written: unknown = XLSX.write(workbook, { type: 'buffer', bookType: 'xlsx', compression: true });
-  if (!Buffer.isBuffer(written)) throw new Error('XLSX.write did not return a Buffer');
-  bigWorkbook = written;
+  bigWorkbook = makeBigWorkbook();
 });
 
-afterAll(() => {
+afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
+  await closeSandboxes();
 });
 
 describe('convertInSandbox', () => {

@@ -4,7 +4,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32, deflateRawSync } from 'node:zlib';
+import * as XLSX from '@e965/xlsx';
+import { expect } from 'vitest';
 import { findSoffice } from '../../src/convert/soffice.js';
+import { ConversionError } from '../../src/errors.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -175,4 +178,36 @@ export function minimalPdf(pages: readonly (readonly string[] | null)[]): Buffer
   for (let id = 1; id < objects.length; id++) pdf += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
   pdf += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(pdf, 'latin1');
+}
+
+/**
+ * A workbook of about 240,000 cells: well within the default limits, far beyond a 32 MB heap,
+ * and seconds of parsing, so it outlasts any short time limit.
+ */
+export function bigWorkbook(): Buffer {
+  const rows = Array.from({ length: 40_000 }, (_, r) => Array.from({ length: 6 }, (_, c) => `cell ${r}-${c} text`));
+  const workbook = XLSX.utils.book_new();
+  XLSX.utils.book_append_sheet(workbook, XLSX.utils.aoa_to_sheet(rows), 'Big');
+  const written: unknown = XLSX.write(workbook, { type: 'buffer', bookType: 'xlsx', compression: true });
+  if (!Buffer.isBuffer(written)) throw new Error('XLSX.write did not return a Buffer');
+  return written;
+}
+
+/** Polls `check` for up to about 5 s; true as soon as it holds. A liveness check, not a timing one. */
+export async function eventually(check: () => boolean): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    if (check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return check();
+}
+
+/** The ConversionError a conversion rejects with; fails the test if it resolves or throws anything else. */
+export async function rejection(attempt: Promise<unknown>): Promise<ConversionError> {
+  const outcome = await attempt.then(
+    () => new Error('expected the conversion to fail'),
+    (err: unknown) => err,
+  );
+  expect(outcome).toBeInstanceOf(ConversionError);
+  return outcome as ConversionError;
 }
