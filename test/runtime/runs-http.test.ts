@@ -1,6 +1,7 @@
 // The spec's wording over plain HTTP: SSE framing and headers, the `values`, `messages` and
 // `end` events, the 422 for `tools`, wait's keep-alive and error shape, and a client that
 // drops its stream mid-run and rejoins with the last id it saw.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
 import { parseSse, userInput, type SseEvent } from '../support/sse.js';
@@ -174,5 +175,89 @@ describe('runs over plain HTTP', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
     expect(status).toBe('interrupted');
+  });
+
+  // Stream events go to many clients from one shared buffer: these pin the body's framing on the
+  // wire for an HTTP/1.0 client (plain bytes, then close) and for a stream request pipelined
+  // behind another on one connection (chunks, after the first response).
+  describe('stream bodies on the wire', () => {
+    const finishedRun = async () => {
+      const threadId = await newThread();
+      const res = await post(`/threads/${threadId}/runs/wait`, { assistant_id: 'echo', input: userInput('wire') });
+      expect(res.status).toBe(200);
+      const runs = (await (await fetch(`${stack.apiUrl}/threads/${threadId}/runs`)).json()) as { runs: { run_id: string }[] };
+      const runId = runs.runs[0]?.run_id as string;
+      const viaFetch = parseSse(await (await fetch(`${stack.apiUrl}/threads/${threadId}/runs/${runId}/stream`)).text());
+      return { path: `${new URL(stack.apiUrl).pathname}/threads/${threadId}/runs/${runId}/stream`, expected: viaFetch };
+    };
+
+    /** Sends raw bytes; collects until the server closes the connection or `complete` holds. */
+    const exchange = (request: string, complete: (received: string) => boolean = () => false) =>
+      new Promise<string>((resolve, reject) => {
+        const { hostname, port } = new URL(stack.apiUrl);
+        const socket = net.connect({ host: hostname, port: Number(port) }, () => socket.write(request));
+        let received = '';
+        socket.on('data', (c: Buffer) => {
+          received += c.toString('latin1');
+          if (complete(received)) {
+            socket.destroy();
+            resolve(received);
+          }
+        });
+        socket.on('end', () => resolve(received));
+        socket.on('error', reject);
+        setTimeout(() => reject(new Error(`the response never completed: ${received.slice(-200)}`)), 10_000).unref();
+      });
+
+    /** Splits one HTTP/1.1 response off the front of `text`, decoding a chunked body. */
+    function nextResponse(text: string): { status: number; headers: string; body: string; rest: string } {
+      const headEnd = text.indexOf('\r\n\r\n');
+      const headers = text.slice(0, headEnd);
+      const status = Number(headers.split(' ')[1]);
+      let at = headEnd + 4;
+      if (!/transfer-encoding: chunked/i.test(headers)) {
+        const length = Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? text.length - at);
+        return { status, headers, body: text.slice(at, at + length), rest: text.slice(at + length) };
+      }
+      let body = '';
+      for (;;) {
+        const lineEnd = text.indexOf('\r\n', at);
+        const size = Number.parseInt(text.slice(at, lineEnd), 16);
+        expect(Number.isNaN(size)).toBe(false);
+        at = lineEnd + 2;
+        if (size === 0) return { status, headers, body, rest: text.slice(text.indexOf('\r\n', at) + 2) };
+        body += text.slice(at, at + size);
+        expect(text.slice(at + size, at + size + 2)).toBe('\r\n');
+        at += size + 2;
+      }
+    }
+
+    it('an HTTP/1.0 client gets plain SSE bytes, then the connection closes', async () => {
+      const { path, expected } = await finishedRun();
+      const raw = await exchange(`GET ${path} HTTP/1.0\r\nHost: x\r\n\r\n`);
+      const headEnd = raw.indexOf('\r\n\r\n');
+      const head = raw.slice(0, headEnd);
+      const body = raw.slice(headEnd + 4);
+      expect(head).toMatch(/^HTTP\/1\.[01] 200/);
+      expect(head).not.toMatch(/transfer-encoding/i);
+      expect(parseSse(Buffer.from(body, 'latin1').toString('utf8'))).toEqual(expected);
+    });
+
+    it('a stream request pipelined behind another gets well-formed chunks after the first answer', async () => {
+      const { path, expected } = await finishedRun();
+      const raw = await exchange(
+        `GET ${path.replace(/\/runs\/.*$/, '')} HTTP/1.1\r\nHost: x\r\n\r\n` + `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        // The second body ends with the zero-size chunk.
+        (received) => received.includes('text/event-stream') && received.endsWith('\r\n0\r\n\r\n'),
+      );
+      const first = nextResponse(raw);
+      expect(first.status).toBe(200);
+      expect(JSON.parse(first.body)).toHaveProperty('thread_id');
+      const second = nextResponse(first.rest);
+      expect(second.status).toBe(200);
+      expect(second.headers).toMatch(/content-type: text\/event-stream/i);
+      expect(parseSse(Buffer.from(second.body, 'latin1').toString('utf8'))).toEqual(expected);
+      expect(second.rest).toBe('');
+    });
   });
 });
