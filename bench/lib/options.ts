@@ -26,6 +26,11 @@ export interface BenchOptions {
   /** Model paces for fan-out: the run's own pace, and a typical hosted-LLM pace. */
   fanoutDelaysMs: number[];
   idleSteps: number[];
+  /**
+   * The anchor stops earlier: each stream joined to it polls the run every 500 ms, so at 7,500
+   * streams it used a whole core and joining took minutes, and at 10,000 it dropped every stream.
+   */
+  anchorIdleMax: number;
   idleHeldRuns: number;
   idleSettleMs: number;
   conversionRepeats: number;
@@ -59,6 +64,7 @@ const QUICK = {
   ],
   warmupRuns: 60,
   idleSteps: [0, 250, 500, 1000],
+  anchorIdleMax: 1000,
   idleSettleMs: 2000,
   conversionRepeats: 1,
   largePdfMiB: 4,
@@ -77,7 +83,9 @@ const FULL = {
     { concurrency: 50, runs: 150 },
   ],
   warmupRuns: 200,
-  idleSteps: [0, 250, 500, 1000, 1500, 2000],
+  // The goal is 10,000 idle streams per API process: measured, not projected.
+  idleSteps: [0, 1000, 2500, 5000, 7500, 10000],
+  anchorIdleMax: 5000,
   idleSettleMs: 3000,
   conversionRepeats: 3,
   largePdfMiB: 16,
@@ -128,6 +136,7 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     fanoutClients: [1, 100, 1000],
     fanoutDelaysMs: [...new Set([delayMs, 20])],
     idleSteps: profile.idleSteps,
+    anchorIdleMax: profile.anchorIdleMax,
     idleHeldRuns: 10,
     idleSettleMs: profile.idleSettleMs,
     conversionRepeats: profile.conversionRepeats,

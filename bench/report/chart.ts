@@ -1,11 +1,12 @@
 // Throughput against client concurrency, one line per series, as a self-contained SVG.
 // Concurrency is on a log scale (1 … 200), runs/s on a linear one from zero.
 import type { BenchResults, Series } from '../lib/results.ts';
+import type { FloorPoint } from '../workloads/floor.ts';
 
 const WIDTH = 720;
 const HEIGHT = 420;
 const PAD = { left: 64, right: 200, top: 48, bottom: 56 };
-const COLORS = ['#d9480f', '#1c7ed6', '#868e96', '#2b8a3e', '#ae3ec9'];
+const COLORS = ['#d9480f', '#1c7ed6', '#2b8a3e', '#ae3ec9', '#f59f00'];
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -21,12 +22,15 @@ export function resultsChart(results: BenchResults): string {
   return throughputChart(
     results.series.filter((s) => s.points.length > 1),
     title,
+    results.floor ?? [],
   );
 }
 
-export function throughputChart(series: readonly Series[], title: string): string {
+/** The series as lines; the bare graph (no server, in one process), if measured, dashed. */
+export function throughputChart(series: readonly Series[], title: string, floor: readonly FloorPoint[] = []): string {
   const xs = [...new Set(series.flatMap((s) => s.points.map((p) => p.concurrency)))].sort((a, b) => a - b);
-  const yMax = niceMax(Math.max(1, ...series.flatMap((s) => s.points.map((p) => p.runs_per_s))) * 1.1);
+  const shownFloor = floor.filter((p) => xs.includes(p.concurrency));
+  const yMax = niceMax(Math.max(1, ...series.flatMap((s) => s.points.map((p) => p.runs_per_s)), ...shownFloor.map((p) => p.runs_per_s)) * 1.1);
   const plotW = WIDTH - PAD.left - PAD.right;
   const plotH = HEIGHT - PAD.top - PAD.bottom;
   const lo = Math.log10(xs[0] ?? 1);
@@ -64,6 +68,13 @@ export function throughputChart(series: readonly Series[], title: string): strin
     parts.push(`<line x1="${PAD.left + plotW + 16}" x2="${PAD.left + plotW + 40}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="3"/>`);
     parts.push(`<text x="${PAD.left + plotW + 46}" y="${ly + 4}">${esc(s.label)}</text>`);
   });
+  if (shownFloor.length > 1) {
+    const color = '#495057';
+    parts.push(`<polyline points="${shownFloor.map((p) => `${x(p.concurrency)},${y(p.runs_per_s)}`).join(' ')}" fill="none" stroke="${color}" stroke-width="1.5" stroke-dasharray="6 4"/>`);
+    const ly = PAD.top + 10 + series.length * 22;
+    parts.push(`<line x1="${PAD.left + plotW + 16}" x2="${PAD.left + plotW + 40}" y1="${ly}" y2="${ly}" stroke="${color}" stroke-width="1.5" stroke-dasharray="6 4"/>`);
+    parts.push(`<text x="${PAD.left + plotW + 46}" y="${ly + 4}">bare graph, no server</text>`);
+  }
   parts.push('</svg>');
   return parts.join('\n');
 }
