@@ -40,7 +40,8 @@ function toPlain(value: unknown, key: string, path: Set<object>): unknown {
   const toJSON = (value as { toJSON?: unknown }).toJSON;
   if (typeof toJSON === 'function') {
     const json: unknown = (toJSON as (key: string) => unknown).call(value, key);
-    return json === value ? value : toPlain(json, key, path);
+    // A toJSON() that returns its own object is walked like any other object.
+    if (json !== value) return toPlain(json, key, path);
   }
   path.add(value);
   try {

@@ -26,7 +26,7 @@ export interface HubSubscriber {
 export interface RunStreamHub {
   /** Delivers entries after `afterId` (`-1`/`0`: all). Returns the unsubscribe function. */
   subscribe(threadId: string, runId: string, afterId: string, subscriber: HubSubscriber): () => void;
-  /** Streams followed right now (for tests and metrics). */
+  /** Streams in the shared read right now: followed, with their tail known (for tests and metrics). */
   followed(): number;
   close(): Promise<void>;
 }
@@ -82,7 +82,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     if (sub.done) return;
     sub.done = true;
     detach(sub);
-    sub.subscriber.onDone();
+    safely(() => sub.subscriber.onDone());
   };
 
   const detach = (sub: Sub) => {
@@ -92,19 +92,46 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     if (watch.subs.size === 0 && watches.get(watch.key) === watch) watches.delete(watch.key);
   };
 
+  /** Calls into a subscriber; a throw is reported and ends that subscriber, never the reader. */
+  const safely = (call: () => void): boolean => {
+    try {
+      call();
+      return true;
+    } catch (err) {
+      options.onError?.(err);
+      return false;
+    }
+  };
+
   const deliver = (sub: Sub, entries: readonly StreamEntry[]) => {
     if (sub.done || entries.length === 0) return;
-    let fresh = entries;
-    // Ids only grow within a batch: if the first is new, all are.
-    if (compareIds((entries[0] as StreamEntry).id, sub.cursor) <= 0) {
-      fresh = entries.filter((e) => compareIds(e.id, sub.cursor) > 0);
-      if (fresh.length === 0) return;
+    // Keep only ids past the subscriber's cursor, each once and in order: a buffer can hold
+    // batches from the shared read and from a settled-run check that overlap. The usual batch
+    // passes whole, so every client of a run gets the same array (framed once for all).
+    let fresh: readonly StreamEntry[] = entries;
+    let last = sub.cursor;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i] as StreamEntry;
+      if (compareIds(entry.id, last) > 0) {
+        last = entry.id;
+        continue;
+      }
+      const kept = entries.slice(0, i);
+      for (const later of entries.slice(i + 1)) {
+        if (compareIds(later.id, last) > 0) {
+          kept.push(later);
+          last = later.id;
+        }
+      }
+      fresh = kept;
+      break;
     }
+    if (fresh.length === 0) return;
     const endAt = fresh.findIndex((e) => e.event === 'end');
     if (endAt >= 0 && endAt < fresh.length - 1) fresh = fresh.slice(0, endAt + 1);
     sub.cursor = (fresh[fresh.length - 1] as StreamEntry).id;
-    sub.subscriber.onEntries(fresh);
-    if (endAt >= 0) finish(sub);
+    const batch = fresh;
+    if (!safely(() => sub.subscriber.onEntries(batch)) || endAt >= 0) finish(sub);
   };
 
   const dispatch = (watch: Watch, entries: readonly StreamEntry[]) => {
@@ -117,7 +144,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   const connect = (): Redis => (connection ??= options.blockingConnection('stream-hub'));
 
   const ring = () => {
-    if (!looping || !blocked || rungGeneration === blockGeneration) return;
+    if (closed || !looping || !blocked || rungGeneration === blockGeneration) return;
     rungGeneration = blockGeneration;
     void streams.ring(wake).catch((err: unknown) => options.onError?.(err));
   };
@@ -127,15 +154,21 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       if (!(await options.isSettled(watch.threadId, watch.runId))) return;
       const tail = await streams.readAfter(watch.threadId, watch.runId, watch.cursor ?? '0');
       if (tail.length > 0) {
-        watch.cursor = (tail[tail.length - 1] as StreamEntry).id;
+        const last = (tail[tail.length - 1] as StreamEntry).id;
+        // The shared read may have moved on meanwhile: never move its cursor back.
+        if (watch.cursor === null || compareIds(last, watch.cursor) > 0) watch.cursor = last;
         dispatch(watch, tail);
         return;
       }
       // Settled, but the stream has no `end` (its worker died between the two writes, or the
-      // stream expired): close every subscriber rather than leave it hanging. One still
-      // catching up is closed by a later check, once it is live.
-      const end: StreamEntry = { id: `${Date.now() + 1}-0`, event: 'end', data: '{}' };
-      for (const sub of [...watch.subs]) if (!sub.catchingUp) deliver(sub, [end]);
+      // stream expired): close every subscriber rather than leave it hanging, whatever cursor it
+      // joined with. One still catching up is closed by a later check, once it is live.
+      const end: StreamEntry[] = [{ id: `${Date.now() + 1}-0`, event: 'end', data: '{}' }];
+      for (const sub of [...watch.subs]) {
+        if (sub.catchingUp || sub.done) continue;
+        safely(() => sub.subscriber.onEntries(end));
+        finish(sub);
+      }
     } finally {
       watch.checkingSettled = false;
       watch.lastEntryAt = Date.now();
@@ -189,7 +222,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   /** Brings a stream whose tail is now known into the shared XREAD. */
   const follow = () => {
     if (looping) ring();
-    else void loop();
+    else void loop().catch((err: unknown) => options.onError?.(err));
   };
 
   async function catchUp(sub: Sub) {
@@ -207,6 +240,11 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
 
   return {
     subscribe(threadId, runId, afterId, subscriber) {
+      if (closed) {
+        // Shutting down: the client is told the stream ended (it can resume on another replica).
+        queueMicrotask(() => safely(() => subscriber.onDone()));
+        return () => {};
+      }
       const key = streams.key(threadId, runId);
       let watch = watches.get(key);
       if (!watch) {
@@ -247,7 +285,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       };
     },
 
-    followed: () => watches.size,
+    followed: () => [...watches.values()].filter((w) => w.cursor !== null).length,
 
     async close() {
       if (closed) return;

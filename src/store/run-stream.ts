@@ -38,9 +38,14 @@ export const isStreamCursor = (id: string): boolean => id === '-1' || /^\d{1,20}
 
 /** Compares stream ids (`ms-seq`) numerically. */
 export function compareIds(a: string, b: string): number {
-  const [am = 0, as = 0] = a.split('-').map(Number);
-  const [bm = 0, bs = 0] = b.split('-').map(Number);
-  return am !== bm ? am - bm : as - bs;
+  if (a === b) return 0;
+  // Called for every entry and every client of a run: no arrays.
+  const ad = a.indexOf('-');
+  const bd = b.indexOf('-');
+  const am = Number(ad < 0 ? a : a.slice(0, ad));
+  const bm = Number(bd < 0 ? b : b.slice(0, bd));
+  if (am !== bm) return am - bm;
+  return (ad < 0 ? 0 : Number(a.slice(ad + 1))) - (bd < 0 ? 0 : Number(b.slice(bd + 1)));
 }
 
 export interface RunStreams {

@@ -177,9 +177,9 @@ describe('runs over plain HTTP', () => {
     expect(status).toBe('interrupted');
   });
 
-  // Stream events go to many clients from one shared buffer: these pin the body's framing on the
-  // wire for an HTTP/1.0 client (plain bytes, then close) and for a stream request pipelined
-  // behind another on one connection (chunks, after the first response).
+  // The body's framing on the wire, read from a raw socket against what fetch parsed: plain bytes
+  // then close for an HTTP/1.0 client, and well-formed chunks for a stream request pipelined
+  // behind another on one connection.
   describe('stream bodies on the wire', () => {
     const finishedRun = async () => {
       const threadId = await newThread();

@@ -53,4 +53,11 @@ describe('toWireJson', () => {
     const shared = { v: 1 };
     expect(toWireJson({ a: shared, b: [shared, shared] })).toBe('{"a":{"v":1},"b":[{"v":1},{"v":1}]}');
   });
+
+  it('walks an object whose toJSON returns itself like any other object', () => {
+    const selfish = { n: 5n, message: new HumanMessage({ content: 'hi', id: 'h' }), toJSON() { return this; } };
+    const wire = toWire<{ selfish: { n: string; message: { type: string } } }>({ selfish });
+    expect(wire.selfish.n).toBe('5');
+    expect(wire.selfish.message.type).toBe('human');
+  });
 });

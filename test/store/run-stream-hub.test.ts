@@ -150,4 +150,62 @@ describe('run stream hub', () => {
     expect(client.done).toBe(false);
     await hub.close();
   });
+
+  it('a subscriber that throws is ended alone: the reader and the other clients carry on', async () => {
+    const errors: unknown[] = [];
+    const hub = createRunStreamHub({
+      streams: createRunStreams(redis),
+      blockingConnection: () => {
+        const c = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
+        opened.push(c);
+        return c;
+      },
+      isSettled: async () => false,
+      blockMs: 2_000,
+      onError: (err) => errors.push(err),
+    });
+    const streams = createRunStreams(redis);
+    const { threadId, runId } = run();
+    let thrownDone = false;
+    hub.subscribe(threadId, runId, '0', {
+      onEntries: () => {
+        throw new Error('a client bug');
+      },
+      onDone: () => {
+        thrownDone = true;
+      },
+    });
+    const healthy = collect(hub, threadId, runId);
+    await waitFor(async () => hub.followed() === 1, 'the stream followed');
+    const writer = streams.writer(threadId, runId);
+    await writer.append('values', '{"a":1}');
+    await writer.append('values', '{"a":2}');
+    await writer.close(60);
+    await waitFor(async () => healthy.done, 'the healthy client to finish');
+    expect(healthy.entries.map((e) => e.event)).toEqual(['values', 'values', 'end']);
+    expect(thrownDone).toBe(true);
+    expect(errors.map((e) => (e as Error).message)).toContain('a client bug');
+    await hub.close();
+  });
+
+  it('a subscribe after close is told the stream ended', async () => {
+    const { hub } = makeHub(500);
+    await hub.close();
+    const { threadId, runId } = run();
+    const late = collect(hub, threadId, runId);
+    await waitFor(async () => late.done, 'the late subscriber to be ended');
+    expect(late.entries).toEqual([]);
+  });
+
+  it('ends a client that joined a settled run with a cursor past its last entry', async () => {
+    const { hub } = makeHub(200);
+    const streams = createRunStreams(redis);
+    const { threadId, runId } = run();
+    await streams.writer(threadId, runId).append('values', '{}');
+    settled.add(`${threadId}/${runId}`);
+    const ahead = collect(hub, threadId, runId, '99999999999999-0');
+    await waitFor(async () => ahead.done, 'the client to be ended', 10_000);
+    expect(ahead.entries.map((e) => e.event)).toEqual(['end']);
+    await hub.close();
+  });
 });

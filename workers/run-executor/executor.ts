@@ -105,6 +105,9 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
   let interrupts: Record<string, unknown> | undefined;
   const barrier = new StreamBarrier();
   const saver = new FencedCheckpointSaver(deps.checkpoints.saver, () => barrier.caughtUp());
+  // A failed append stops the graph at once, rather than when its next event comes along.
+  const appendFailed = new AbortController();
+  const appends: { failed: boolean; error?: unknown } = { failed: false };
   try {
     const config = graphConfig(run, kwargs, attempt, settings.defaultRecursionLimit);
     // LangGraph uses a checkpointer lent through the config before the graph's own.
@@ -115,27 +118,28 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
       modes,
       subgraphs: kwargs.stream_subgraphs ?? false,
       config,
-      signal,
+      signal: AbortSignal.any([signal, appendFailed.signal]),
       runId,
     });
     // Appends are not awaited one by one: the connection keeps them in order, and the graph
     // need not wait a Redis round trip per token. The barrier still holds every checkpoint until
     // the events before it are stored; a failed append fences the saver before anything else
     // can be stored, then fails the run.
-    const appends: { failed: boolean; error?: unknown; last: Promise<void> } = { failed: false, last: Promise.resolve() };
     for await (const { event, data } of barrier.track(events)) {
       if (appends.failed) throw appends.error;
       const appended = barrier.appendStarted();
-      appends.last = writer.append(event, toWireJson(data)).then(
+      void writer.append(event, toWireJson(data)).then(
         () => appended(),
         (error: unknown) => {
           if (!appends.failed) Object.assign(appends, { failed: true, error });
           saver.fence();
+          appendFailed.abort(error);
           appended();
         },
       );
     }
-    await appends.last;
+    // Every append settled (stored or failed), whatever order their replies came in.
+    await barrier.caughtUp();
     if (appends.failed) throw appends.error;
     const state = await graph.getState({ configurable: { thread_id: threadId } });
     values = toWire<Record<string, unknown>>(state.values ?? {});
@@ -154,7 +158,7 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
     if (reason === 'interrupt' || reason === 'rollback') {
       settlement = cancelledSettlement(reason);
     } else {
-      const error = errorPayload(err);
+      const error = errorPayload(appends.failed ? appends.error : err);
       log.warn({ err, run_attempt: attempt }, 'run failed');
       settlement = { status: 'error', threadStatus: 'error', error };
     }
