@@ -34,7 +34,6 @@ export function openSse(
     ...inherited,
     'Content-Type': 'text/event-stream; charset=utf-8',
     'Cache-Control': 'no-cache',
-    Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',
     ...options.headers,
   });

@@ -191,22 +191,16 @@ describe('runs over plain HTTP', () => {
       return { path: `${new URL(stack.apiUrl).pathname}/threads/${threadId}/runs/${runId}/stream`, expected: viaFetch };
     };
 
-    /** Sends raw bytes; collects until the server closes the connection or `complete` holds. */
-    const exchange = (request: string, complete: (received: string) => boolean = () => false) =>
+    /** Sends raw bytes and collects everything until the server closes the connection. */
+    const exchange = (request: string) =>
       new Promise<string>((resolve, reject) => {
         const { hostname, port } = new URL(stack.apiUrl);
         const socket = net.connect({ host: hostname, port: Number(port) }, () => socket.write(request));
         let received = '';
-        socket.on('data', (c: Buffer) => {
-          received += c.toString('latin1');
-          if (complete(received)) {
-            socket.destroy();
-            resolve(received);
-          }
-        });
+        socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
         socket.on('end', () => resolve(received));
         socket.on('error', reject);
-        setTimeout(() => reject(new Error(`the response never completed: ${received.slice(-200)}`)), 10_000).unref();
+        setTimeout(() => reject(new Error(`the server never closed the connection: ${received.slice(-200)}`)), 10_000).unref();
       });
 
     /** Splits one HTTP/1.1 response off the front of `text`, decoding a chunked body. */
@@ -243,12 +237,11 @@ describe('runs over plain HTTP', () => {
       expect(parseSse(Buffer.from(body, 'latin1').toString('utf8'))).toEqual(expected);
     });
 
-    it('a stream request pipelined behind another gets well-formed chunks after the first answer', async () => {
+    it('a stream request pipelined behind another gets well-formed chunks after the first answer, then the close it asked for', async () => {
       const { path, expected } = await finishedRun();
       const raw = await exchange(
-        `GET ${path.replace(/\/runs\/.*$/, '')} HTTP/1.1\r\nHost: x\r\n\r\n` + `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`,
-        // The second body ends with the zero-size chunk.
-        (received) => received.includes('text/event-stream') && received.endsWith('\r\n0\r\n\r\n'),
+        // The last request asks for the connection to close after its answer: the server must honour it.
+        `GET ${path.replace(/\/runs\/.*$/, '')} HTTP/1.1\r\nHost: x\r\n\r\n` + `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
       );
       const first = nextResponse(raw);
       expect(first.status).toBe(200);
