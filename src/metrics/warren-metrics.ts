@@ -7,6 +7,7 @@ import { gaugeLines, MetricsRegistry } from './registry.js';
 export interface WarrenMetrics {
   registry: MetricsRegistry;
   openConnections: ReturnType<MetricsRegistry['gauge']>;
+  waitingClients: ReturnType<MetricsRegistry['gauge']>;
   relayLagSeconds: ReturnType<MetricsRegistry['histogram']>;
   conversionSeconds: ReturnType<MetricsRegistry['histogram']>;
 }
@@ -16,6 +17,12 @@ export function createWarrenMetrics(redis: Redis, queue: Pick<Queue, 'getJobCoun
   const openConnections = registry.gauge('warren_open_connections', 'Open streaming connections of this API process, by transport.');
   openConnections.set(0, { transport: 'sse' });
   openConnections.set(0, { transport: 'websocket' });
+  const waitingClients = registry.gauge(
+    'warren_stream_clients_waiting',
+    'Streaming clients that read slower than their run writes: paused until they catch up, then served from Redis.',
+  );
+  waitingClients.set(0, { transport: 'sse' });
+  waitingClients.set(0, { transport: 'websocket' });
   const relayLagSeconds = registry.histogram(
     'warren_stream_relay_lag_seconds',
     'Delay from a worker appending an event to this API process writing it to a client.',
@@ -42,7 +49,7 @@ export function createWarrenMetrics(redis: Redis, queue: Pick<Queue, 'getJobCoun
       ...Object.entries(byStatus).map(([status, value]) => `warren_runs_finished_total{status="${status}"} ${Number(value)}`),
     ];
   });
-  return { registry, openConnections, relayLagSeconds, conversionSeconds };
+  return { registry, openConnections, waitingClients, relayLagSeconds, conversionSeconds };
 }
 
 /** The worker's side: count a run's final status. */

@@ -40,19 +40,44 @@ export async function relaySse(
   const sse = openSse(reply, { headers: target.headers, heartbeatMs });
   metrics.openConnections.add(1, { transport: 'sse' });
   let finished = false;
-  const unsubscribe = runs.follow(target.threadId, target.runId, target.afterId, {
-    onEntries: (entries) => {
-      sse.sendFrames(framesOf(entries));
-      const now = Date.now();
-      for (const entry of entries) metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
-    },
-    onDone: () => {
-      finished = true;
-      sse.end();
-    },
-  });
+  let cursor = target.afterId;
+  let unsubscribe: () => void = () => {};
+  let waiting = false;
+  const follow = () => {
+    unsubscribe = runs.follow(target.threadId, target.runId, cursor, {
+      onEntries: (entries) => {
+        const accepted = sse.sendFrames(framesOf(entries));
+        const last = entries[entries.length - 1] as StreamEntry;
+        cursor = last.id;
+        const now = Date.now();
+        for (const entry of entries) metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
+        if (accepted || sse.closed || last.event === 'end') return;
+        // The client reads slower than the run writes. Rather than hold every later event in
+        // memory for it, stop taking them; once its socket has drained, pick up from Redis after
+        // the last event it was given, at its own pace.
+        waiting = true;
+        metrics.waitingClients.add(1, { transport: 'sse' });
+        unsubscribe();
+        reply.raw.once('drain', () => {
+          if (!waiting) return;
+          waiting = false;
+          metrics.waitingClients.add(-1, { transport: 'sse' });
+          if (!sse.closed) follow();
+        });
+      },
+      onDone: () => {
+        finished = true;
+        sse.end();
+      },
+    });
+  };
+  follow();
   await sse.done;
   metrics.openConnections.add(-1, { transport: 'sse' });
+  if (waiting) {
+    waiting = false;
+    metrics.waitingClients.add(-1, { transport: 'sse' });
+  }
   unsubscribe();
   if (!finished && target.cancelOnDisconnect) await cancelIfRunning(reply, runs, target);
 }

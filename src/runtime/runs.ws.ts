@@ -34,6 +34,9 @@ function messageOf(entry: StreamEntry): string {
   return message;
 }
 
+/** Bytes handed to a socket and not yet written out, past which its client counts as slow. */
+const WS_BACKLOG_BYTES = 1024 * 1024;
+
 const CLOSE_NORMAL = 1000;
 const CLOSE_POLICY = 1008;
 const CLOSE_ERROR = 1011;
@@ -61,15 +64,38 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
         send({ event: 'error', data: { detail } });
         socket.close(code, detail.slice(0, 120));
       };
+      // As for SSE: a client that reads slower than its run writes is not buffered for without
+      // bound. Past the backlog it stops taking events; once what it was given is written out, it
+      // picks up from Redis after the last one.
+      let backlog = 0;
+      let waiting = false;
+      const stopWaiting = () => {
+        if (!waiting) return false;
+        waiting = false;
+        deps.metrics.waitingClients.add(-1, { transport: 'websocket' });
+        return true;
+      };
       const follow = (id: string, afterId: string) => {
         runId = id;
+        let cursor = afterId;
         unsubscribe = runs.follow(threadId, id, afterId, {
           onEntries: (entries) => {
             const now = Date.now();
             for (const entry of entries) {
-              sendRaw(messageOf(entry));
+              const message = messageOf(entry);
+              if (socket.readyState !== socket.OPEN) return;
+              backlog += message.length;
+              socket.send(message, () => {
+                backlog -= message.length;
+                if (backlog === 0 && stopWaiting() && socket.readyState === socket.OPEN) follow(id, cursor);
+              });
+              cursor = entry.id;
               deps.metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
             }
+            if (backlog <= WS_BACKLOG_BYTES || entries[entries.length - 1]?.event === 'end') return;
+            waiting = true;
+            deps.metrics.waitingClients.add(1, { transport: 'websocket' });
+            unsubscribe?.();
           },
           onDone: () => {
             finished = true;
@@ -114,6 +140,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
 
       socket.on('close', () => {
         deps.metrics.openConnections.add(-1, { transport: 'websocket' });
+        stopWaiting();
         unsubscribe?.();
         const id = runId;
         if (id && !finished && cancelOnClose) {

@@ -20,5 +20,5 @@ export interface RuntimeDeps {
   /** For publishing cancel signals. */
   redis: Redis;
   settings: RuntimeSettings;
-  metrics: Pick<WarrenMetrics, 'openConnections' | 'relayLagSeconds'>;
+  metrics: Pick<WarrenMetrics, 'openConnections' | 'relayLagSeconds' | 'waitingClients'>;
 }

@@ -6,13 +6,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
 import { parseSse, userInput, type SseEvent } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 
 let stack: Stack;
 let llm: ScriptedOpenAI;
 beforeAll(async () => {
   llm = await startScriptedOpenAI();
   process.env.WARREN_TEST_OPENAI_URL = llm.url;
-  stack = await startStack({ config: { graphs: testGraphs('echo', 'chat', 'counter') }, heartbeatMs: 100, keepAliveMs: 50 });
+  stack = await startStack({
+    config: { graphs: testGraphs('echo', 'chat', 'counter', 'blob') },
+    heartbeatMs: 100,
+    keepAliveMs: 50,
+  });
 });
 afterAll(async () => {
   await stack?.close();
@@ -21,6 +26,34 @@ afterAll(async () => {
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+/** Waits for a line `<series> <value>` in /metrics. */
+async function waitForMetric(series: string, value: number): Promise<void> {
+  await waitFor(async () => (await (await fetch(`${stack.url}/metrics`)).text()).split('\n').includes(`${series} ${value}`), `${series} = ${value}`);
+}
+
+/** Splits one HTTP/1.1 response off the front of `text`, decoding a chunked body. */
+function nextResponse(text: string): { status: number; headers: string; body: string; rest: string } {
+  const headEnd = text.indexOf('\r\n\r\n');
+  const headers = text.slice(0, headEnd);
+  const status = Number(headers.split(' ')[1]);
+  let at = headEnd + 4;
+  if (!/transfer-encoding: chunked/i.test(headers)) {
+    const length = Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? text.length - at);
+    return { status, headers, body: text.slice(at, at + length), rest: text.slice(at + length) };
+  }
+  let body = '';
+  for (;;) {
+    const lineEnd = text.indexOf('\r\n', at);
+    const size = Number.parseInt(text.slice(at, lineEnd), 16);
+    expect(Number.isNaN(size)).toBe(false);
+    at = lineEnd + 2;
+    if (size === 0) return { status, headers, body, rest: text.slice(text.indexOf('\r\n', at) + 2) };
+    body += text.slice(at, at + size);
+    expect(text.slice(at + size, at + size + 2)).toBe('\r\n');
+    at += size + 2;
+  }
+}
 
 const newThread = async () => ((await (await post('/threads', {})).json()) as { thread_id: string }).thread_id;
 
@@ -203,29 +236,6 @@ describe('runs over plain HTTP', () => {
         setTimeout(() => reject(new Error(`the server never closed the connection: ${received.slice(-200)}`)), 10_000).unref();
       });
 
-    /** Splits one HTTP/1.1 response off the front of `text`, decoding a chunked body. */
-    function nextResponse(text: string): { status: number; headers: string; body: string; rest: string } {
-      const headEnd = text.indexOf('\r\n\r\n');
-      const headers = text.slice(0, headEnd);
-      const status = Number(headers.split(' ')[1]);
-      let at = headEnd + 4;
-      if (!/transfer-encoding: chunked/i.test(headers)) {
-        const length = Number(/content-length: (\d+)/i.exec(headers)?.[1] ?? text.length - at);
-        return { status, headers, body: text.slice(at, at + length), rest: text.slice(at + length) };
-      }
-      let body = '';
-      for (;;) {
-        const lineEnd = text.indexOf('\r\n', at);
-        const size = Number.parseInt(text.slice(at, lineEnd), 16);
-        expect(Number.isNaN(size)).toBe(false);
-        at = lineEnd + 2;
-        if (size === 0) return { status, headers, body, rest: text.slice(text.indexOf('\r\n', at) + 2) };
-        body += text.slice(at, at + size);
-        expect(text.slice(at + size, at + size + 2)).toBe('\r\n');
-        at += size + 2;
-      }
-    }
-
     it('an HTTP/1.0 client gets plain SSE bytes, then the connection closes', async () => {
       const { path, expected } = await finishedRun();
       const raw = await exchange(`GET ${path} HTTP/1.0\r\nHost: x\r\n\r\n`);
@@ -252,5 +262,40 @@ describe('runs over plain HTTP', () => {
       expect(parseSse(Buffer.from(second.body, 'latin1').toString('utf8'))).toEqual(expected);
       expect(second.rest).toBe('');
     });
+  });
+
+  it('a client that stops reading is paused rather than buffered for, and then gets every event once', async () => {
+    const threadId = await newThread();
+    // 3,000 events of 8 KiB: three catch-up batches, far more than the socket buffers hold.
+    const res = await post(`/threads/${threadId}/runs/wait`, {
+      assistant_id: 'blob',
+      input: {},
+      stream_mode: ['custom'],
+      config: { configurable: { events: 3000, kib: 8 } },
+    });
+    expect(res.status).toBe(200);
+    const runs = (await (await fetch(`${stack.apiUrl}/threads/${threadId}/runs`)).json()) as { runs: { run_id: string }[] };
+    const path = `${new URL(stack.apiUrl).pathname}/threads/${threadId}/runs/${runs.runs[0]?.run_id}/stream`;
+
+    const { hostname, port } = new URL(stack.apiUrl);
+    const socket = net.connect({ host: hostname, port: Number(port) }, () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+    let received = '';
+    await new Promise<void>((resolve) =>
+      socket.once('data', (c: Buffer) => {
+        received += c.toString('latin1');
+        socket.pause();
+        resolve();
+      }),
+    );
+    // Not reading: the API stops taking events for this client instead of holding them all.
+    await waitForMetric('warren_stream_clients_waiting{transport="sse"}', 1);
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
+    socket.resume();
+    await closed;
+    const events = parseSse(Buffer.from(nextResponse(received).body, 'latin1').toString('utf8'));
+    expect(events.filter((e) => e.event === 'custom').map((e) => (e.data as { i: number }).i)).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    expect(events.at(-1)?.event).toBe('end');
+    await waitForMetric('warren_stream_clients_waiting{transport="sse"}', 0);
   });
 });

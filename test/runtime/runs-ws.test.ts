@@ -1,11 +1,13 @@
 // The WebSocket on the path of endpoint 5: run, cancel, resume, and bad input.
+import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userInput } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ config: { graphs: testGraphs('echo', 'counter') } });
+  stack = await startStack({ config: { graphs: testGraphs('echo', 'counter', 'blob') } });
 });
 afterAll(async () => stack?.close());
 
@@ -33,6 +35,11 @@ function session(threadId: string, first: unknown, onEvent?: (e: WsEvent, ws: We
 }
 
 const newThread = async () => (await stack.client.threads.create()).thread_id;
+
+/** Waits for a line `<series> <value>` in /metrics. */
+async function waitForMetric(series: string, value: number): Promise<void> {
+  await waitFor(async () => (await (await fetch(`${stack.url}/metrics`)).text()).split('\n').includes(`${series} ${value}`), `${series} = ${value}`);
+}
 
 describe('WebSocket runs', () => {
   it('runs: the first message is the run input; events arrive as {event, data, id}; close 1000 after end', async () => {
@@ -96,5 +103,55 @@ describe('WebSocket runs', () => {
     const unknown = await session(id, { assistant_id: 'nope' }).closed;
     expect(unknown.code).toBe(1008);
     expect(JSON.stringify(unknown.events[0])).toMatch(/nope/);
+  });
+
+  it('a client that stops reading is paused rather than buffered for, and then gets every event once', async () => {
+    const id = await newThread();
+    const done = await session(id, { assistant_id: 'blob', input: {}, stream_mode: ['custom'], config: { configurable: { events: 3000, kib: 8 } } }).closed;
+    const runId = (done.events[0]?.data as { run_id: string }).run_id;
+
+    // A bare WebSocket client over TCP, so that it can stop reading.
+    const { hostname, port } = new URL(stack.url);
+    const socket = net.connect({ host: hostname, port: Number(port) });
+    socket.write(
+      `GET /api/langgraph/threads/${id}/runs/stream HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+    );
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    await waitFor(async () => Buffer.concat(chunks).includes('\r\n\r\n'), 'the upgrade');
+    // One masked text frame (a zero mask leaves the payload as it is).
+    const join = Buffer.from(JSON.stringify({ action: 'join', run_id: runId }));
+    socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | join.length, 0, 0, 0, 0]), join]));
+    socket.pause();
+    await waitForMetric('warren_stream_clients_waiting{transport="websocket"}', 1);
+    socket.resume();
+    // Until the server's close frame (the socket itself stays open: this client never answers it).
+    const frames = () => {
+      const all = Buffer.concat(chunks);
+      const received = all.subarray(all.indexOf('\r\n\r\n') + 4);
+      const texts: WsEvent[] = [];
+      let closing = false;
+      for (let at = 0; at + 2 <= received.length; ) {
+        const opcode = (received[at] as number) & 0x0f;
+        let length = (received[at + 1] as number) & 0x7f;
+        let start = at + 2;
+        if (length === 126) [length, start] = [received.readUInt16BE(at + 2), at + 4];
+        else if (length === 127) [length, start] = [Number(received.readBigUInt64BE(at + 2)), at + 10];
+        if (start + length > received.length) break;
+        if (opcode === 1) texts.push(JSON.parse(received.subarray(start, start + length).toString('utf8')) as WsEvent);
+        if (opcode === 8) closing = true;
+        at = start + length;
+      }
+      return { texts, closing };
+    };
+    await waitFor(async () => frames().closing, 'the close frame');
+    socket.destroy();
+    expect(Buffer.concat(chunks).toString('latin1', 0, 12)).toMatch(/^HTTP\/1\.1 101/);
+    const messages = frames().texts;
+    const custom = messages.filter((m) => m.event === 'custom').map((m) => (m.data as { i: number }).i);
+    expect(custom).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    expect(messages.at(-1)?.event).toBe('end');
+    await waitForMetric('warren_stream_clients_waiting{transport="websocket"}', 0);
   });
 });
