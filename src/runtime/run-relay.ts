@@ -15,9 +15,6 @@ export interface RelayTarget {
   headers: Record<string, string>;
 }
 
-/** The ms part of a stream id is when the worker appended the entry. */
-export const appendedAt = (id: string): number => Number(id.slice(0, id.indexOf('-')));
-
 // The hub hands the same batch to every client of a run: frame and encode it once for all.
 const framedBatches = new WeakMap<readonly StreamEntry[], Buffer>();
 
@@ -40,45 +37,20 @@ export async function relaySse(
   const sse = openSse(reply, { headers: target.headers, heartbeatMs });
   metrics.openConnections.add(1, { transport: 'sse' });
   let finished = false;
-  let cursor = target.afterId;
-  let unsubscribe: () => void = () => {};
-  let waiting = false;
-  const follow = () => {
-    unsubscribe = runs.follow(target.threadId, target.runId, cursor, {
-      onEntries: (entries) => {
-        const accepted = sse.sendFrames(framesOf(entries));
-        const last = entries[entries.length - 1] as StreamEntry;
-        cursor = last.id;
-        const now = Date.now();
-        for (const entry of entries) metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
-        if (accepted || sse.closed || last.event === 'end') return;
-        // The client reads slower than the run writes. Rather than hold every later event in
-        // memory for it, stop taking them; once its socket has drained, pick up from Redis after
-        // the last event it was given, at its own pace.
-        waiting = true;
-        metrics.waitingClients.add(1, { transport: 'sse' });
-        unsubscribe();
-        reply.raw.once('drain', () => {
-          if (!waiting) return;
-          waiting = false;
-          metrics.waitingClients.add(-1, { transport: 'sse' });
-          if (!sse.closed) follow();
-        });
-      },
-      onDone: () => {
-        finished = true;
-        sse.end();
-      },
-    });
-  };
-  follow();
+  const following = runs.followClient(target.threadId, target.runId, target.afterId, 'sse', {
+    onEntries: (entries) => {
+      if (sse.sendFrames(framesOf(entries)) || sse.closed) return true;
+      reply.raw.once('drain', () => following.resume());
+      return false;
+    },
+    onDone: () => {
+      finished = true;
+      sse.end();
+    },
+  });
   await sse.done;
   metrics.openConnections.add(-1, { transport: 'sse' });
-  if (waiting) {
-    waiting = false;
-    metrics.waitingClients.add(-1, { transport: 'sse' });
-  }
-  unsubscribe();
+  following.stop();
   if (!finished && target.cancelOnDisconnect) await cancelIfRunning(reply, runs, target);
 }
 

@@ -5,7 +5,7 @@ import { NotFoundError } from '../errors.js';
 import { DEFAULT_GRAPH_ID } from '../graphs/registry.js';
 import { publishCancel } from '../queue/control.js';
 import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
-import type { StreamEntry } from '../store/run-stream.js';
+import { appendedAt, type StreamEntry } from '../store/run-stream.js';
 import { publicRun, type CancelRunResult } from '../store/runs.js';
 import type { RunCreate, RunListQuery } from './runs.schemas.js';
 import type { RuntimeDeps } from './runtime-deps.js';
@@ -21,6 +21,19 @@ export interface RunFollower {
   /** New entries in stream order, each once. */
   onEntries(entries: readonly StreamEntry[]): void;
   onDone(): void;
+}
+
+/** A streaming client of a run, which can fall behind. */
+export interface StreamClient {
+  /** Writes the entries to the client; false when its buffer is full (it should be paused). */
+  onEntries(entries: readonly StreamEntry[]): boolean;
+  onDone(): void;
+}
+
+export interface ClientFollow {
+  /** After a pause, the client has caught up: go on from Redis after the last entry it was given. */
+  resume(): void;
+  stop(): void;
 }
 
 
@@ -61,6 +74,53 @@ export function createRunsService(deps: RuntimeDeps) {
     return deps.hub.subscribe(threadId, runId, afterId, follower);
   }
 
+  /**
+   * Follows a run for a streaming client (SSE or WebSocket), counting relay lag. A client that
+   * reads slower than its run writes is not buffered for without bound: once its buffer is full
+   * the follow pauses, and resume() picks up from Redis after the last entry it was given, so
+   * every entry still arrives once and in order.
+   */
+  function followClient(threadId: string, runId: string, afterId: string, transport: 'sse' | 'websocket', client: StreamClient): ClientFollow {
+    let cursor = afterId;
+    let unsubscribe: () => void = () => {};
+    let paused = false;
+    let stopped = false;
+    const setPaused = (value: boolean) => {
+      if (paused === value) return;
+      paused = value;
+      deps.metrics.waitingClients.add(value ? 1 : -1, { transport });
+    };
+    const start = () => {
+      unsubscribe = follow(threadId, runId, cursor, {
+        onEntries: (entries) => {
+          const last = entries[entries.length - 1] as StreamEntry;
+          cursor = last.id;
+          const accepted = client.onEntries(entries);
+          const now = Date.now();
+          for (const entry of entries) deps.metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
+          // The batch that ends the stream is its last: nothing to pause for.
+          if (accepted || stopped || last.event === 'end') return;
+          setPaused(true);
+          unsubscribe();
+        },
+        onDone: () => client.onDone(),
+      });
+    };
+    start();
+    return {
+      resume() {
+        if (!paused || stopped) return;
+        setPaused(false);
+        start();
+      },
+      stop() {
+        stopped = true;
+        setPaused(false);
+        unsubscribe();
+      },
+    };
+  }
+
   /** Resolves when the run's stream has ended; collects the last `values` and any `error`. */
   function settled(threadId: string, runId: string): { done: Promise<{ values?: string; error?: string }>; stop: () => void } {
     let values: string | undefined;
@@ -83,6 +143,7 @@ export function createRunsService(deps: RuntimeDeps) {
   return {
     cancel,
     follow,
+    followClient,
     settled,
 
     async create(threadId: string | null, body: RunCreate): Promise<CreatedRun> {

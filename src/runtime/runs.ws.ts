@@ -11,8 +11,7 @@ import { isWarrenError } from '../errors.js';
 import { isStreamCursor, type StreamEntry } from '../store/run-stream.js';
 import { ThreadParamsSchema, IdSchema, type ThreadParams } from './common.schemas.js';
 import { RunCreateSchema } from './runs.schemas.js';
-import { appendedAt } from './run-relay.js';
-import { createRunsService } from './runs.service.js';
+import { createRunsService, type ClientFollow } from './runs.service.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 
 const JoinMessage = Compile(
@@ -50,7 +49,6 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
     (socket: WebSocket, req) => {
       const threadId = req.params.thread_id;
       let runId: string | null = null;
-      let unsubscribe: (() => void) | null = null;
       let finished = false;
       // Only the connection that started a run cancels it on close, and only if it asked to.
       let cancelOnClose = false;
@@ -64,38 +62,24 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
         send({ event: 'error', data: { detail } });
         socket.close(code, detail.slice(0, 120));
       };
-      // As for SSE: a client that reads slower than its run writes is not buffered for without
-      // bound. Past the backlog it stops taking events; once what it was given is written out, it
-      // picks up from Redis after the last one.
+      // Bytes handed to the socket and not yet written out: past WS_BACKLOG_BYTES the client
+      // counts as slow, and its follow resumes once everything it was given is written.
       let backlog = 0;
-      let waiting = false;
-      const stopWaiting = () => {
-        if (!waiting) return false;
-        waiting = false;
-        deps.metrics.waitingClients.add(-1, { transport: 'websocket' });
-        return true;
-      };
+      let following: ClientFollow | null = null;
       const follow = (id: string, afterId: string) => {
         runId = id;
-        let cursor = afterId;
-        unsubscribe = runs.follow(threadId, id, afterId, {
+        following = runs.followClient(threadId, id, afterId, 'websocket', {
           onEntries: (entries) => {
-            const now = Date.now();
             for (const entry of entries) {
+              if (socket.readyState !== socket.OPEN) return true;
               const message = messageOf(entry);
-              if (socket.readyState !== socket.OPEN) return;
               backlog += message.length;
               socket.send(message, () => {
                 backlog -= message.length;
-                if (backlog === 0 && stopWaiting() && socket.readyState === socket.OPEN) follow(id, cursor);
+                if (backlog === 0) following?.resume();
               });
-              cursor = entry.id;
-              deps.metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
             }
-            if (backlog <= WS_BACKLOG_BYTES || entries[entries.length - 1]?.event === 'end') return;
-            waiting = true;
-            deps.metrics.waitingClients.add(1, { transport: 'websocket' });
-            unsubscribe?.();
+            return backlog <= WS_BACKLOG_BYTES;
           },
           onDone: () => {
             finished = true;
@@ -140,8 +124,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
 
       socket.on('close', () => {
         deps.metrics.openConnections.add(-1, { transport: 'websocket' });
-        stopWaiting();
-        unsubscribe?.();
+        following?.stop();
         const id = runId;
         if (id && !finished && cancelOnClose) {
           // Like SSE's default on_disconnect: a client that goes away cancels its run.

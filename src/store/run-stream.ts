@@ -36,6 +36,9 @@ export function parseEntries(raw: [string, string[]][] | null | undefined): Stre
 /** True for a value usable as a resume cursor: a stream id, or `-1`/`0` for the start. */
 export const isStreamCursor = (id: string): boolean => id === '-1' || /^\d{1,20}(-\d{1,20})?$/.test(id);
 
+/** The ms part of a stream id is when the worker appended the entry. */
+export const appendedAt = (id: string): number => Number(id.slice(0, id.indexOf('-')));
+
 /** Compares stream ids (`ms-seq`) numerically. */
 export function compareIds(a: string, b: string): number {
   if (a === b) return 0;
