@@ -108,24 +108,17 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     // Keep only ids past the subscriber's cursor, each once and in order: a buffer can hold
     // batches from the shared read and from a settled-run check that overlap. The usual batch
     // passes whole, so every client of a run gets the same array (framed once for all).
-    let fresh: readonly StreamEntry[] = entries;
+    let kept: StreamEntry[] | null = null;
     let last = sub.cursor;
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i] as StreamEntry;
+    entries.forEach((entry, i) => {
       if (compareIds(entry.id, last) > 0) {
         last = entry.id;
-        continue;
+        kept?.push(entry);
+      } else {
+        kept ??= entries.slice(0, i);
       }
-      const kept = entries.slice(0, i);
-      for (const later of entries.slice(i + 1)) {
-        if (compareIds(later.id, last) > 0) {
-          kept.push(later);
-          last = later.id;
-        }
-      }
-      fresh = kept;
-      break;
-    }
+    });
+    let fresh: readonly StreamEntry[] = kept ?? entries;
     if (fresh.length === 0) return;
     const endAt = fresh.findIndex((e) => e.event === 'end');
     if (endAt >= 0 && endAt < fresh.length - 1) fresh = fresh.slice(0, endAt + 1);
@@ -253,9 +246,9 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
         watch = created;
         // The shared reader starts at the stream's current tail; subscribers catch up on their own.
         void streams
-          .tail(threadId, runId)
+          .lastEntry(threadId, runId)
           .then((last) => {
-            created.cursor = last ?? '0';
+            created.cursor = last?.id ?? '0';
             created.lastEntryAt = Date.now();
             if (watches.get(key) === created) follow();
           })

@@ -55,10 +55,8 @@ export interface RunStreams {
   writer(threadId: string, runId: string): RunStreamWriter;
   /** Entries strictly after `afterId` (`0` or `-1` for all), up to `count`. */
   readAfter(threadId: string, runId: string, afterId: string, count?: number): Promise<StreamEntry[]>;
-  /** Id of the first and last entries, or null when the stream does not exist. */
-  bounds(threadId: string, runId: string): Promise<{ first: string; last: string; lastEvent: string } | null>;
-  /** Id of the last entry, or null when the stream does not exist. */
-  tail(threadId: string, runId: string): Promise<string | null>;
+  /** The stream's last entry, or null when the stream does not exist. */
+  lastEntry(threadId: string, runId: string): Promise<StreamEntry | null>;
   /** The Redis key of a run's stream, as `readMany` names it. */
   key(threadId: string, runId: string): string;
   /**
@@ -96,16 +94,9 @@ export function createRunStreams(redis: Redis): RunStreams {
       return parseEntries(raw);
     },
 
-    async bounds(threadId, runId) {
-      const key = keys.runStream(threadId, runId);
-      const [first] = parseEntries(await redis.xrange(key, '-', '+', 'COUNT', 1));
-      const [last] = parseEntries(await redis.xrevrange(key, '+', '-', 'COUNT', 1));
-      return first && last ? { first: first.id, last: last.id, lastEvent: last.event } : null;
-    },
-
-    async tail(threadId, runId) {
+    async lastEntry(threadId, runId) {
       const [last] = parseEntries(await redis.xrevrange(keys.runStream(threadId, runId), '+', '-', 'COUNT', 1));
-      return last?.id ?? null;
+      return last ?? null;
     },
 
     key: (threadId, runId) => keys.runStream(threadId, runId),

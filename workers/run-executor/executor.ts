@@ -193,8 +193,8 @@ async function currentValues(deps: ExecutorDeps, run: StoredRun): Promise<Record
 async function resumeSettled(deps: ExecutorDeps, threadId: string, runId: string, writer: RunStreamWriter) {
   const active = await deps.runs.active(threadId);
   if (active && active !== runId) await deps.dispatcher.dispatch(threadId, active);
-  const bounds = await deps.streams.bounds(threadId, runId);
-  if (bounds?.lastEvent !== 'end') await writer.close(deps.settings.streamRetentionSeconds);
+  const last = await deps.streams.lastEntry(threadId, runId);
+  if (last?.event !== 'end') await writer.close(deps.settings.streamRetentionSeconds);
 }
 
 async function settle(
