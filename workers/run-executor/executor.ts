@@ -105,9 +105,9 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
   let interrupts: Record<string, unknown> | undefined;
   const barrier = new StreamBarrier();
   const saver = new FencedCheckpointSaver(deps.checkpoints.saver, () => barrier.caughtUp());
-  // A failed append stops the graph at once, rather than when its next event comes along.
+  // A failed append stops the graph at once, rather than when its next event comes along; the
+  // signal keeps the first failure as its reason.
   const appendFailed = new AbortController();
-  const appends: { failed: boolean; error?: unknown } = { failed: false };
   try {
     const config = graphConfig(run, kwargs, attempt, settings.defaultRecursionLimit);
     // LangGraph uses a checkpointer lent through the config before the graph's own.
@@ -126,12 +126,11 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
     // the events before it are stored; a failed append fences the saver before anything else
     // can be stored, then fails the run.
     for await (const { event, data } of barrier.track(events)) {
-      if (appends.failed) throw appends.error;
+      if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
       const appended = barrier.appendStarted();
       void writer.append(event, toWireJson(data)).then(
         () => appended(),
         (error: unknown) => {
-          if (!appends.failed) Object.assign(appends, { failed: true, error });
           saver.fence();
           appendFailed.abort(error);
           appended();
@@ -140,7 +139,7 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
     }
     // Every append settled (stored or failed), whatever order their replies came in.
     await barrier.caughtUp();
-    if (appends.failed) throw appends.error;
+    if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
     const state = await graph.getState({ configurable: { thread_id: threadId } });
     values = toWire<Record<string, unknown>>(state.values ?? {});
     interrupts = collectInterrupts(state.tasks);
@@ -158,7 +157,7 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
     if (reason === 'interrupt' || reason === 'rollback') {
       settlement = cancelledSettlement(reason);
     } else {
-      const error = errorPayload(appends.failed ? appends.error : err);
+      const error = errorPayload(appendFailed.signal.aborted ? appendFailed.signal.reason : err);
       log.warn({ err, run_attempt: attempt }, 'run failed');
       settlement = { status: 'error', threadStatus: 'error', error };
     }
