@@ -4,41 +4,31 @@ import { describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
 import { inspectZip } from '../../src/convert/zip.js';
 import { ConversionError } from '../../src/errors.js';
-import { buildZip, minimalDocx, minimalPdf, readOwn, readShared } from './support.js';
+import { buildZip, minimalDocx, minimalPdf, readOwn, readShared, rejection } from './support.js';
 
 const MiB = 1024 * 1024;
-
-async function conversionError(attempt: Promise<unknown>): Promise<ConversionError> {
-  try {
-    await attempt;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConversionError);
-    return err as ConversionError;
-  }
-  throw new Error('expected a ConversionError, but the conversion succeeded');
-}
 
 describe('corrupt and truncated files', () => {
   it.each(['sample.docx', 'sample.xlsx', 'sample.pptx'])('refuses a truncated %s', async (file) => {
     const bytes = readOwn(file);
-    const err = await conversionError(convertDocument(bytes.subarray(0, bytes.length / 2), file));
+    const err = await rejection(convertDocument(bytes.subarray(0, bytes.length / 2), file));
     expect(err.message).toMatch(/corrupt or truncated/);
   });
 
   it('refuses a zip whose entries are garbage', async () => {
     const bytes = buildZip([{ name: 'word/document.xml', data: Buffer.from('<<<not xml at all'), store: true }]);
-    const err = await conversionError(convertDocument(bytes, 'garbage.docx'));
+    const err = await rejection(convertDocument(bytes, 'garbage.docx'));
     expect(err.message).toMatch(/^garbage\.docx could not be read as a Word document: /);
   });
 
   it('refuses a zip entry whose checksum or data is damaged', async () => {
     const bytes = Buffer.from(readOwn('sample.docx'));
     bytes.fill(0x55, 200, 1200); // inside the first entries' compressed data
-    await conversionError(convertDocument(bytes, 'damaged.docx'));
+    await rejection(convertDocument(bytes, 'damaged.docx'));
   });
 
   it('refuses a PDF with no usable structure', async () => {
-    const err = await conversionError(convertDocument(Buffer.from('%PDF-1.7\n%%EOF\n'), 'hollow.pdf'));
+    const err = await rejection(convertDocument(Buffer.from('%PDF-1.7\n%%EOF\n'), 'hollow.pdf'));
     expect(err.message).toMatch(/hollow\.pdf/);
   });
 
@@ -55,14 +45,14 @@ describe('corrupt and truncated files', () => {
   it('refuses OLE2 files full of garbage', async () => {
     const doc = Buffer.from(readOwn('sample.doc'));
     doc.fill(0xab, 512);
-    await conversionError(convertDocument(doc, 'garbage.doc', { soffice: false }));
+    await rejection(convertDocument(doc, 'garbage.doc', { soffice: false }));
     const xls = Buffer.from(readOwn('sample.xls'));
     xls.fill(0xab, 512);
-    await conversionError(convertDocument(xls, 'garbage.xls'));
+    await rejection(convertDocument(xls, 'garbage.xls'));
   });
 
   it('treats a document without text as a failure, not an empty success', async () => {
-    const err = await conversionError(convertDocument(minimalDocx([]), 'blank.docx'));
+    const err = await rejection(convertDocument(minimalDocx([]), 'blank.docx'));
     expect(err.message).toBe('blank.docx contains no text that could be extracted.');
   });
 
@@ -77,7 +67,7 @@ describe('corrupt and truncated files', () => {
   });
 
   it('keeps a hostile file name out of the message', async () => {
-    const err = await conversionError(convertDocument(Buffer.from('nope'), '../../etc/\u0007evil\nname.docx'));
+    const err = await rejection(convertDocument(Buffer.from('nope'), '../../etc/\u0007evil\nname.docx'));
     expect(err.message).toMatch(/^evil\s?name\.docx is not a PDF/);
   });
 });
@@ -87,7 +77,7 @@ describe('zip bombs', () => {
     // 201 MiB of zeros deflates to about 200 KiB.
     const bomb = minimalDocx(['tiny'], [{ name: 'word/media/zeros.bin', data: Buffer.alloc(201 * MiB) }]);
     expect(bomb.length).toBeLessThan(1 * MiB);
-    const err = await conversionError(convertDocument(bomb, 'bomb.docx'));
+    const err = await rejection(convertDocument(bomb, 'bomb.docx'));
     expect(err.message).toMatch(/bomb\.docx was refused: it would inflate to more than 200 MiB/);
   });
 
@@ -96,13 +86,13 @@ describe('zip bombs', () => {
       [{ name: 'word/document.xml', data: Buffer.alloc(8 * MiB) }],
       Array.from({ length: 30 }, (_, i) => ({ name: `word/copy${i}.xml`, target: 0 })),
     );
-    const err = await conversionError(convertDocument(zip, 'overlap.docx'));
+    const err = await rejection(convertDocument(zip, 'overlap.docx'));
     expect(err.message).toMatch(/would inflate to more than/);
   });
 
   it('refuses an entry that inflates past the size it declares', async () => {
     const liar = minimalDocx(['tiny'], [{ name: 'word/media/liar.bin', data: Buffer.alloc(4 * MiB), declaredSize: 1000 }]);
-    await conversionError(convertDocument(liar, 'liar.docx'));
+    await rejection(convertDocument(liar, 'liar.docx'));
   });
 
   it('enforces a configured size cap on the real inflated size', async () => {
@@ -120,7 +110,7 @@ describe('zip bombs', () => {
       ['tiny'],
       Array.from({ length: 10_001 }, (_, i) => ({ name: `word/parts/${i}.xml`, data: '', store: true })),
     );
-    const err = await conversionError(convertDocument(many, 'many.docx'));
+    const err = await rejection(convertDocument(many, 'many.docx'));
     expect(err.message).toMatch(/has 10004 entries, more than the limit of 10000/);
     await expect(convertDocument(minimalDocx(['ok']), 'few.docx', { maxZipEntries: 2 })).rejects.toThrow(
       /more than the limit of 2/,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
 import { parseSse, userInput, type SseEvent } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitForMetric } from '../support/wait-for.js';
 
 let stack: Stack;
 let llm: ScriptedOpenAI;
@@ -27,10 +27,6 @@ afterAll(async () => {
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(`${stack.apiUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
 
-/** Waits for a line `<series> <value>` in /metrics. */
-async function waitForMetric(series: string, value: number): Promise<void> {
-  await waitFor(async () => (await (await fetch(`${stack.url}/metrics`)).text()).split('\n').includes(`${series} ${value}`), `${series} = ${value}`);
-}
 
 /** Splits one HTTP/1.1 response off the front of `text`, decoding a chunked body. */
 function nextResponse(text: string): { status: number; headers: string; body: string; rest: string } {
@@ -288,7 +284,7 @@ describe('runs over plain HTTP', () => {
       }),
     );
     // Not reading: the API stops taking events for this client instead of holding them all.
-    await waitForMetric('warren_stream_clients_waiting{transport="sse"}', 1);
+    await waitForMetric(stack.url, 'warren_stream_clients_waiting{transport="sse"}', 1);
     const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
     socket.on('data', (c: Buffer) => (received += c.toString('latin1')));
     socket.resume();
@@ -296,6 +292,6 @@ describe('runs over plain HTTP', () => {
     const events = parseSse(Buffer.from(nextResponse(received).body, 'latin1').toString('utf8'));
     expect(events.filter((e) => e.event === 'custom').map((e) => (e.data as { i: number }).i)).toEqual(Array.from({ length: 3000 }, (_, i) => i));
     expect(events.at(-1)?.event).toBe('end');
-    await waitForMetric('warren_stream_clients_waiting{transport="sse"}', 0);
+    await waitForMetric(stack.url, 'warren_stream_clients_waiting{transport="sse"}', 0);
   });
 });

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userInput } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
-import { waitFor } from '../support/wait-for.js';
+import { waitFor, waitForMetric } from '../support/wait-for.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -36,10 +36,6 @@ function session(threadId: string, first: unknown, onEvent?: (e: WsEvent, ws: We
 
 const newThread = async () => (await stack.client.threads.create()).thread_id;
 
-/** Waits for a line `<series> <value>` in /metrics. */
-async function waitForMetric(series: string, value: number): Promise<void> {
-  await waitFor(async () => (await (await fetch(`${stack.url}/metrics`)).text()).split('\n').includes(`${series} ${value}`), `${series} = ${value}`);
-}
 
 describe('WebSocket runs', () => {
   it('runs: the first message is the run input; events arrive as {event, data, id}; close 1000 after end', async () => {
@@ -124,7 +120,7 @@ describe('WebSocket runs', () => {
     const join = Buffer.from(JSON.stringify({ action: 'join', run_id: runId }));
     socket.write(Buffer.concat([Buffer.from([0x81, 0x80 | join.length, 0, 0, 0, 0]), join]));
     socket.pause();
-    await waitForMetric('warren_stream_clients_waiting{transport="websocket"}', 1);
+    await waitForMetric(stack.url, 'warren_stream_clients_waiting{transport="websocket"}', 1);
     socket.resume();
     // Until the server's close frame (the socket itself stays open: this client never answers it).
     const frames = () => {
@@ -152,6 +148,6 @@ describe('WebSocket runs', () => {
     const custom = messages.filter((m) => m.event === 'custom').map((m) => (m.data as { i: number }).i);
     expect(custom).toEqual(Array.from({ length: 3000 }, (_, i) => i));
     expect(messages.at(-1)?.event).toBe('end');
-    await waitForMetric('warren_stream_clients_waiting{transport="websocket"}', 0);
+    await waitForMetric(stack.url, 'warren_stream_clients_waiting{transport="websocket"}', 0);
   });
 });

@@ -22,7 +22,7 @@ afterAll(async () => {
   await redis.quit();
 });
 
-function makeHub(blockMs: number): { hub: RunStreamHub; connections: () => number } {
+function makeHub(blockMs: number, onError?: (err: unknown) => void): { hub: RunStreamHub; connections: () => number } {
   let made = 0;
   const hub = createRunStreamHub({
     streams: createRunStreams(redis),
@@ -34,6 +34,7 @@ function makeHub(blockMs: number): { hub: RunStreamHub; connections: () => numbe
     },
     isSettled: async (threadId, runId) => settled.has(`${threadId}/${runId}`),
     blockMs,
+    ...(onError ? { onError } : {}),
   });
   return { hub, connections: () => made };
 }
@@ -153,17 +154,7 @@ describe('run stream hub', () => {
 
   it('a subscriber that throws is ended alone: the reader and the other clients carry on', async () => {
     const errors: unknown[] = [];
-    const hub = createRunStreamHub({
-      streams: createRunStreams(redis),
-      blockingConnection: () => {
-        const c = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
-        opened.push(c);
-        return c;
-      },
-      isSettled: async () => false,
-      blockMs: 2_000,
-      onError: (err) => errors.push(err),
-    });
+    const { hub } = makeHub(2_000, (err) => errors.push(err));
     const streams = createRunStreams(redis);
     const { threadId, runId } = run();
     let thrownDone = false;

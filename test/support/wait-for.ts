@@ -8,3 +8,8 @@ export async function waitFor<T>(probe: () => Promise<T | undefined | null | fal
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** Waits for a line `<series> <value>` in the /metrics of the API at `baseUrl`. */
+export async function waitForMetric(baseUrl: string, series: string, value: number): Promise<void> {
+  await waitFor(async () => (await (await fetch(`${baseUrl}/metrics`)).text()).split('\n').includes(`${series} ${value}`), `${series} = ${value}`);
+}
