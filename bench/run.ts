@@ -230,7 +230,7 @@ async function main(): Promise<void> {
     duration_s: 0,
     machine: machineInfo(redisVersion()),
     load_average: { start: os.loadavg().map((l) => Number(l.toFixed(2))), end: [] },
-    versions: packageVersions(BENCH_DIR, PROJECT_ROOT),
+    versions: packageVersions(BENCH_DIR, warrenRoot),
     warren_commit: commitOf(warrenRoot),
     params: { tokens: options.tokens, delay_ms: options.delayMs, slots: options.slots, anchor_default_workers: options.anchorDefault ? ANCHOR_CLI_DEFAULT_WORKERS : null },
     series: [],

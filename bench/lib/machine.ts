@@ -24,7 +24,7 @@ export function machineInfo(redisVersion: string): MachineInfo {
 }
 
 /** Installed versions of the packages that matter, read from their package.json. */
-export function packageVersions(benchDir: string, projectRoot: string): Record<string, string> {
+export function packageVersions(benchDir: string, warrenRoot: string): Record<string, string> {
   const read = (root: string, name: string) => {
     try {
       const pkg = JSON.parse(readFileSync(path.join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string };
@@ -37,6 +37,6 @@ export function packageVersions(benchDir: string, projectRoot: string): Record<s
   const warren = ['@langchain/langgraph', '@langchain/core', '@langchain/openai', 'fastify', 'bullmq', 'ioredis'];
   return {
     ...Object.fromEntries(anchor.map((n) => [`bench:${n}`, read(benchDir, n)])),
-    ...Object.fromEntries(warren.map((n) => [`warren:${n}`, read(projectRoot, n)])),
+    ...Object.fromEntries(warren.map((n) => [`warren:${n}`, read(warrenRoot, n)])),
   };
 }
