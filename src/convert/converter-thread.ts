@@ -32,7 +32,7 @@ export interface JobLimits extends ConvertOptions {
   timeoutMs?: number;
 }
 
-export const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MEMORY_CHECK_MS = 50;
 const MB = 1024 * 1024;
 
@@ -51,8 +51,8 @@ export interface ConverterThread {
   convert(bytes: Uint8Array<ArrayBuffer>, filename: string, limits: JobLimits): Promise<string>;
   /** Idle: lets the process exit although this thread is alive. */
   park(): void;
-  /** Ends the thread; a conversion in flight fails with `reason`. Resolves once it has exited. */
-  terminate(reason?: string): Promise<void>;
+  /** Ends the thread; a conversion in flight fails. Resolves once it has exited. */
+  terminate(): Promise<void>;
 }
 
 interface ActiveJob {
@@ -259,8 +259,8 @@ export function startConverterThread(heapMb: number, onExit: () => void): Conver
     park() {
       worker.unref();
     },
-    terminate(reason = 'the converter was shut down.') {
-      fail(reason);
+    terminate() {
+      fail('the converter was shut down.');
       return exited;
     },
   };

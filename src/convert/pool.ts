@@ -67,9 +67,9 @@ export function createConversionPool(options: PoolOptions = {}): ConversionPool 
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
 
   const threads = new Set<ConverterThread>();
-  /** Idle threads, the most recently used last: it is taken first, so the others can time out. */
-  const idle: ConverterThread[] = [];
+  /** Idle threads with their timers, the most recently used last: it is taken first, so the others can time out. */
   const idleTimers = new Map<ConverterThread, NodeJS.Timeout>();
+  const lastIdle = (): ConverterThread | undefined => [...idleTimers.keys()].at(-1);
   const queue: Waiting[] = [];
   let workersStarted = 0;
   let jobsDone = 0;
@@ -78,12 +78,9 @@ export function createConversionPool(options: PoolOptions = {}): ConversionPool 
   const unpark = (thread: ConverterThread): void => {
     clearTimeout(idleTimers.get(thread));
     idleTimers.delete(thread);
-    const at = idle.indexOf(thread);
-    if (at >= 0) idle.splice(at, 1);
   };
 
   const park = (thread: ConverterThread): void => {
-    idle.push(thread);
     thread.park();
     const timer = setTimeout(() => {
       unpark(thread);
@@ -95,7 +92,7 @@ export function createConversionPool(options: PoolOptions = {}): ConversionPool 
 
   /** An idle thread, else a new one if there is room, else null. Throws if a thread cannot start. */
   const take = (): ConverterThread | null => {
-    for (let thread = idle.at(-1); thread; thread = idle.at(-1)) {
+    for (let thread = lastIdle(); thread; thread = lastIdle()) {
       unpark(thread);
       if (thread.usable) return thread;
     }
@@ -172,7 +169,7 @@ export function createConversionPool(options: PoolOptions = {}): ConversionPool 
           jobsDone++;
           waiting.reject(shutDown(waiting.filename));
         }
-        for (const thread of [...idle]) unpark(thread);
+        for (const thread of [...idleTimers.keys()]) unpark(thread);
         await Promise.all([...threads].map((thread) => thread.terminate()));
       })();
       return closing;

@@ -3,7 +3,6 @@
 // failure becomes a ConversionError; the caller's process and event loop carry on. The workers
 // are pooled (pool.ts), one pool per heap cap and size, since a thread's heap cap is fixed when
 // it starts; idle workers never keep the process alive.
-import { DEFAULT_TIMEOUT_MS } from './converter-thread.js';
 import type { JobLimits } from './converter-thread.js';
 import { DEFAULT_POOL_MAX_WORKERS, DEFAULT_POOL_MEMORY_MB, createConversionPool } from './pool.js';
 import type { ConversionPool, PoolStats } from './pool.js';
@@ -16,8 +15,6 @@ export interface SandboxLimits extends JobLimits {
 }
 
 export const DEFAULT_SANDBOX_MEMORY_MB = DEFAULT_POOL_MEMORY_MB;
-export const DEFAULT_SANDBOX_TIMEOUT_MS = DEFAULT_TIMEOUT_MS;
-export type { PoolStats } from './pool.js';
 
 const pools = new Map<string, ConversionPool>();
 
