@@ -17,18 +17,35 @@ import { listSkillsForPrompt, listUploadsForPrompt } from './thread-context.js';
 import { generateTitle } from './title.js';
 import { createToolbox, type Toolbox } from './toolbox.js';
 
+// One toolbox per worker's services: building one probes the sandbox (bubblewrap), which is
+// done once per process; the lead agent and the sub-agent runner share it.
+const toolboxes = new WeakMap<GraphServices, Toolbox>();
+
+function toolboxFor(appConfig: AppConfig, services: GraphServices): Toolbox {
+  let toolbox = toolboxes.get(services);
+  if (!toolbox) {
+    toolbox = createToolbox(appConfig, services);
+    toolboxes.set(services, toolbox);
+  }
+  return toolbox;
+}
+
+/** The run's model (or the one named), with the run's thinking options. */
+async function modelFor(appConfig: AppConfig, config: RunnableConfig, name?: string) {
+  const options = runOptions(config);
+  const entry = pickModel(appConfig.models, name ?? options.modelName);
+  const model = await createChatModel(entry, {
+    thinkingEnabled: options.thinkingEnabled,
+    ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
+  });
+  return { entry, model };
+}
+
 /** Runs sub-agents in this process, with the run's model and the sub-agent tool sets. */
 export function createSubagentRunnerFor(appConfig: AppConfig, services: GraphServices): SubagentRunner {
-  const toolbox = createToolbox(appConfig, services);
   return createLocalSubagentRunner({
-    model: async (config) => {
-      const options = runOptions(config);
-      return createChatModel(pickModel(appConfig.models, options.modelName), {
-        thinkingEnabled: options.thinkingEnabled,
-        ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
-      });
-    },
-    tools: (kind) => toolbox.forSubagent(kind),
+    model: async (config) => (await modelFor(appConfig, config)).model,
+    tools: (kind) => toolboxFor(appConfig, services).forSubagent(kind),
   });
 }
 
@@ -38,18 +55,7 @@ function requireServices(services: GraphServices | undefined): GraphServices {
 }
 
 export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | undefined) {
-  let toolbox: Toolbox | undefined;
-  const tools = () => (toolbox ??= createToolbox(appConfig, requireServices(services)));
-
-  const modelFor = async (config: RunnableConfig, name?: string) => {
-    const options = runOptions(config);
-    const entry = pickModel(appConfig.models, name ?? options.modelName);
-    const model = await createChatModel(entry, {
-      thinkingEnabled: options.thinkingEnabled,
-      ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
-    });
-    return { entry, model };
-  };
+  const tools = () => toolboxFor(appConfig, requireServices(services));
 
   // Sub-agents run as their own queued jobs when the process offers a task queue (workers do),
   // so they spread over the workers; otherwise in this process.
@@ -87,7 +93,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
     }
     const { enabled, trigger_tokens: triggerTokens, keep_messages: keepMessages, model_name: summaryModel } = appConfig.summarization;
     if (enabled) {
-      const { model } = await modelFor(config, summaryModel);
+      const { model } = await modelFor(appConfig, config, summaryModel);
       const summary = await summarizeIfNeeded(model, state.messages, { triggerTokens, keepMessages }, config);
       if (summary) update.messages = summary.messages;
     }
@@ -96,7 +102,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
 
   const agent = async (state: LeadAgentStateType, config: RunnableConfig) => {
     const svc = requireServices(services);
-    const [{ model }, run] = await Promise.all([modelFor(config), runTools(config)]);
+    const [{ model }, run] = await Promise.all([modelFor(appConfig, config), runTools(config)]);
     const [uploads, skills] = await Promise.all([
       listUploadsForPrompt(createThreadFiles(svc.home), run.options.threadId),
       listSkillsForPrompt(svc.skillsDir, svc.extensionsConfigPath, appConfig.skills.container_path),
@@ -117,7 +123,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
 
   const nameThread = async (state: LeadAgentStateType, config: RunnableConfig) => {
     const { max_words: maxWords, max_chars: maxChars, model_name: titleModel } = appConfig.title;
-    const { model } = await modelFor(config, titleModel);
+    const { model } = await modelFor(appConfig, config, titleModel);
     return { title: await generateTitle(model, state.messages, { maxWords, maxChars }, config) };
   };
 
