@@ -63,6 +63,12 @@ export class RunError extends Error {
   }
 }
 
+/** The `code` of a Node system error (`ENOENT`, `ERR_WORKER_OUT_OF_MEMORY`...), if it has one. */
+export function errnoCode(err: unknown): string | undefined {
+  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code;
+  return undefined;
+}
+
 export function isWarrenError(err: unknown): err is WarrenError {
   return err instanceof WarrenError;
 }

@@ -9,6 +9,7 @@ import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError } from '../errors.js';
 import { writeFileAtomic } from './atomic-file.js';
+import { isEnvRef } from './load-config.js';
 
 export const McpServerTypeSchema = Type.Union([Type.Literal('stdio'), Type.Literal('sse'), Type.Literal('http')]);
 export type McpServerType = Static<typeof McpServerTypeSchema>;
@@ -101,13 +102,12 @@ export const MCP_SERVER_NAME_PATTERN = '^[A-Za-z0-9_.-]{1,64}$';
 const MCP_SERVER_NAME_RE = new RegExp(MCP_SERVER_NAME_PATTERN);
 
 const isHttpUrl = (value: string): boolean => URL.canParse(value) && /^https?:$/.test(new URL(value).protocol);
-const ENV_REF_RE = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
 
 function oauthProblem(name: string, oauth: McpOAuth): string | null {
   const tokenUrl = oauth.token_url?.trim();
   if (!tokenUrl) return `server "${name}" has an oauth block without oauth.token_url`;
   // A `$NAME` is resolved by workers; only a literal can be checked here.
-  if (!ENV_REF_RE.test(tokenUrl) && !isHttpUrl(tokenUrl)) return `server "${name}" has an oauth.token_url that is not an http(s) address`;
+  if (!isEnvRef(tokenUrl) && !isHttpUrl(tokenUrl)) return `server "${name}" has an oauth.token_url that is not an http(s) address`;
   const grant = oauth.grant_type ?? MCP_OAUTH_DEFAULTS.grant_type;
   if (grant === 'client_credentials' && !oauth.client_id?.trim()) {
     return `server "${name}" uses grant_type client_credentials and needs oauth.client_id`;

@@ -80,6 +80,9 @@ function resolveEnvRefs(value: unknown, env: NodeJS.ProcessEnv, at: string, sour
   return value;
 }
 
+/** True for a value that is a `$NAME` reference to an environment variable. */
+export const isEnvRef = (value: string): boolean => ENV_REF.test(value);
+
 /** Resolves a lazily kept `$NAME` (e.g. a model's api_key) at the moment it is needed. */
 export function resolveEnvRef(value: string | undefined, env: NodeJS.ProcessEnv = process.env): { value?: string; missing?: string } {
   if (value === undefined) return {};

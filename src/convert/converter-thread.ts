@@ -7,7 +7,7 @@
 // parser's ConversionError leaves it usable: the converter caught it and cleaned up.
 import { rm } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
-import { ConversionError } from '../errors.js';
+import { ConversionError, errnoCode } from '../errors.js';
 import { displayName, formatDuration } from './messages.js';
 import type { ConvertOptions } from './options.js';
 import { isSofficeWorkDir, killGroup } from './soffice.js';
@@ -66,11 +66,6 @@ interface ActiveJob {
   watchdog?: NodeJS.Timeout;
   resolve(markdown: string): void;
   reject(err: ConversionError): void;
-}
-
-function errorCode(err: unknown): string | undefined {
-  if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code;
-  return undefined;
 }
 
 function convertOptions(limits: JobLimits): ConvertOptions {
@@ -182,7 +177,7 @@ export function startConverterThread(heapMb: number, onExit: () => void): Conver
     }
   });
   worker.on('error', (err: unknown) => {
-    if (errorCode(err) === 'ERR_WORKER_OUT_OF_MEMORY') {
+    if (errnoCode(err) === 'ERR_WORKER_OUT_OF_MEMORY') {
       fail(`it needed more than ${heapMb} MB of memory, so the conversion was stopped.`, err);
     } else {
       fail(`the converter crashed (${err instanceof Error ? err.message : String(err)}).`, err);

@@ -13,6 +13,7 @@ import {
   type McpServer,
   type McpServerType,
 } from '../config/extensions.js';
+import { isEnvRef } from '../config/load-config.js';
 import { checkStdioServer } from '../config/mcp-stdio-policy.js';
 import { BadRequestError, ValidationError } from '../errors.js';
 import type { Success } from './common.schemas.js';
@@ -20,11 +21,10 @@ import type { GatewayDeps } from './gateway-deps.js';
 import type { McpConfig, McpOAuthBody, McpServerBody } from './mcp.schemas.js';
 
 export const MASK = '***';
-const ENV_REF = /^\$[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_FIELDS = ['env', 'headers'] as const;
 
 function mask(values: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, ENV_REF.test(v) ? v : MASK]));
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, isEnvRef(v) ? v : MASK]));
 }
 
 function unmask(

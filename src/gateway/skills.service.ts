@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyBaseLogger } from 'fastify';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
+import { BadRequestError, ConflictError, errnoCode, NotFoundError } from '../errors.js';
 import { scanSkills, SKILL_CATEGORIES, type SkillRecord } from '../skills/catalog.js';
 import { parseSkillManifest, type SkillManifest } from '../skills/manifest.js';
 import { tempPathIn } from '../store/thread-files.js';
@@ -19,10 +19,6 @@ import type { SkillDetail, SkillInstallResult, SkillList, SkillSummary } from '.
 export const MAX_SKILL_ARCHIVE_BYTES = 50 * 1024 * 1024;
 
 type SkillsDeps = Pick<GatewayDeps, 'skillsDir' | 'extensions' | 'announceExtensionsChanged'>;
-
-function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException).code;
-}
 
 function scan(skillsDir: string, log: FastifyBaseLogger): Promise<SkillRecord[]> {
   return scanSkills(skillsDir, (skill, err) => log.warn({ err, skill }, 'skill skipped: unreadable SKILL.md'));
@@ -109,7 +105,7 @@ async function unpack(archivePath: string, work: string, customDir: string, skil
       await rename(unpacked, destination);
     } catch (err) {
       // Another install of the same name won the race.
-      if (errorCode(err) === 'EEXIST' || errorCode(err) === 'ENOTEMPTY') {
+      if (errnoCode(err) === 'EEXIST' || errnoCode(err) === 'ENOTEMPTY') {
         throw new ConflictError(`A skill named '${manifest.name}' already exists.`);
       }
       throw err;

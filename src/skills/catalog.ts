@@ -3,6 +3,7 @@
 // set. A folder whose SKILL.md is unreadable or invalid is skipped, never fatal.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { errnoCode } from '../errors.js';
 import { parseSkillManifest, SKILL_FILE, type SkillManifest } from './manifest.js';
 
 export const SKILL_CATEGORIES = ['public', 'custom'] as const;
@@ -15,10 +16,6 @@ export interface SkillRecord extends SkillManifest {
   path: string;
 }
 
-function errorCode(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException).code;
-}
-
 /**
  * Every valid skill, public first, each category in folder order. Dot-folders (an install in
  * progress) are ignored; when two skills claim one name, the first wins and the other is skipped.
@@ -29,7 +26,7 @@ export async function scanSkills(skillsDir: string, onSkipped?: (skillPath: stri
   for (const category of SKILL_CATEGORIES) {
     const dir = path.join(skillsDir, category);
     const folders = await readdir(dir).catch((err: unknown) => {
-      if (errorCode(err) === 'ENOENT') return [];
+      if (errnoCode(err) === 'ENOENT') return [];
       throw err;
     });
     for (const folder of folders.sort()) {
@@ -44,7 +41,7 @@ export async function scanSkills(skillsDir: string, onSkipped?: (skillPath: stri
         found.push({ ...manifest, category, path: `${category}/${folder}` });
       } catch (err) {
         // A folder without SKILL.md is not a skill (a README, a stray folder): no noise for it.
-        if (errorCode(err) === 'ENOENT' || errorCode(err) === 'ENOTDIR') continue;
+        if (errnoCode(err) === 'ENOENT' || errnoCode(err) === 'ENOTDIR') continue;
         onSkipped?.(`${category}/${folder}`, err);
       }
     }
