@@ -1,4 +1,4 @@
-// A small Prometheus registry: counters, gauges and histograms, rendered in the text
+// A small Prometheus registry: gauges and histograms, rendered in the text
 // exposition format. Process-local values live here; cluster-wide ones (queue depth, runs by
 // status) are read from Redis by collectors when /metrics is scraped.
 
@@ -14,20 +14,12 @@ interface Metric {
   render(): string[];
 }
 
-export class Counter implements Metric {
-  private readonly values = new Map<string, number>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-  ) {}
-  inc(labels: Labels = {}, by = 1): void {
-    const key = labelKey(labels);
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
-  }
-  render(): string[] {
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`, ...[...this.values].map(([k, v]) => `${this.name}${k ? `{${k}}` : ''} ${v}`)];
-  }
-}
+/** HELP and TYPE, then one line per series (`labelKey` → value). */
+const metricLines = (name: string, help: string, type: 'counter' | 'gauge', series: Iterable<readonly [string, number]>): string[] => [
+  `# HELP ${name} ${help}`,
+  `# TYPE ${name} ${type}`,
+  ...[...series].map(([key, value]) => `${name}${key ? `{${key}}` : ''} ${value}`),
+];
 
 export class Gauge implements Metric {
   private readonly values = new Map<string, number>();
@@ -43,7 +35,7 @@ export class Gauge implements Metric {
     this.values.set(key, (this.values.get(key) ?? 0) + by);
   }
   render(): string[] {
-    return [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`, ...[...this.values].map(([k, v]) => `${this.name}${k ? `{${k}}` : ''} ${v}`)];
+    return metricLines(this.name, this.help, 'gauge', this.values);
   }
 }
 
@@ -83,11 +75,6 @@ export type Collector = () => Promise<string[]>;
 export class MetricsRegistry {
   private readonly metrics: Metric[] = [];
   private readonly collectors: Collector[] = [];
-  counter(name: string, help: string): Counter {
-    const m = new Counter(name, help);
-    this.metrics.push(m);
-    return m;
-  }
   gauge(name: string, help: string): Gauge {
     const m = new Gauge(name, help);
     this.metrics.push(m);
@@ -108,14 +95,7 @@ export class MetricsRegistry {
   }
 }
 
-/** Renders one gauge from a value computed at scrape time. */
-export function gaugeLines(name: string, help: string, samples: { labels?: Labels; value: number }[]): string[] {
-  return [
-    `# HELP ${name} ${help}`,
-    `# TYPE ${name} gauge`,
-    ...samples.map((s) => {
-      const key = labelKey(s.labels ?? {});
-      return `${name}${key ? `{${key}}` : ''} ${s.value}`;
-    }),
-  ];
+/** Renders one gauge or counter from values computed at scrape time. */
+export function sampleLines(name: string, help: string, type: 'counter' | 'gauge', samples: { labels?: Labels; value: number }[]): string[] {
+  return metricLines(name, help, type, samples.map((s) => [labelKey(s.labels ?? {}), s.value] as const));
 }

@@ -2,7 +2,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { keys } from '../store/keys.js';
-import { gaugeLines, MetricsRegistry } from './registry.js';
+import { MetricsRegistry, sampleLines } from './registry.js';
 
 export interface WarrenMetrics {
   registry: MetricsRegistry;
@@ -37,17 +37,18 @@ export function createWarrenMetrics(redis: Redis, queue: Pick<Queue, 'getJobCoun
   registry.collect(async () => {
     const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
     return [
-      ...gaugeLines('warren_queue_jobs', 'Run jobs in the queue, by state.', Object.entries(counts).map(([state, value]) => ({ labels: { state }, value }))),
-      ...gaugeLines('warren_active_runs', 'Runs being executed by workers right now.', [{ value: counts.active ?? 0 }]),
+      ...sampleLines('warren_queue_jobs', 'Run jobs in the queue, by state.', 'gauge', Object.entries(counts).map(([state, value]) => ({ labels: { state }, value }))),
+      ...sampleLines('warren_active_runs', 'Runs being executed by workers right now.', 'gauge', [{ value: counts.active ?? 0 }]),
     ];
   });
   registry.collect(async () => {
     const byStatus = await redis.hgetall(keys.runsByStatus());
-    return [
-      '# HELP warren_runs_finished_total Runs that reached a final status, across all workers.',
-      '# TYPE warren_runs_finished_total counter',
-      ...Object.entries(byStatus).map(([status, value]) => `warren_runs_finished_total{status="${status}"} ${Number(value)}`),
-    ];
+    return sampleLines(
+      'warren_runs_finished_total',
+      'Runs that reached a final status, across all workers.',
+      'counter',
+      Object.entries(byStatus).map(([status, value]) => ({ labels: { status }, value: Number(value) })),
+    );
   });
   return { registry, openConnections, waitingClients, relayLagSeconds, conversionSeconds };
 }
