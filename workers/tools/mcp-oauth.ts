@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { MCP_OAUTH_DEFAULTS, type McpOAuth, type McpServer } from '../../src/config/extensions.js';
-import { resolveEnvRef } from '../../src/config/load-config.js';
 import type { HttpAuthSource } from './mcp-http-auth.js';
 import { endpointName, requestToken, type OAuthSettings } from './mcp-oauth-token.js';
+import { resolveValues } from './mcp-transport.js';
 
 export interface McpOAuthOptions {
   log: Logger;
@@ -45,18 +45,14 @@ const RESOLVED_FIELDS = ['token_url', 'client_id', 'client_secret', 'refresh_tok
 type Resolved = { settings: OAuthSettings; refreshToken: string | undefined } | { reason: string };
 
 function resolveSettings(oauth: McpOAuth, env: NodeJS.ProcessEnv): Resolved {
-  const values: Partial<Record<(typeof RESOLVED_FIELDS)[number], string>> = {};
-  for (const key of RESOLVED_FIELDS) {
-    const { value, missing } = resolveEnvRef(oauth[key], env);
-    if (missing !== undefined) return { reason: `oauth.${key} refers to $${missing}, which is not set in the worker's environment` };
-    if (value !== undefined) values[key] = value;
-  }
-  const extra: Record<string, string> = {};
-  for (const [key, raw] of Object.entries(oauth.extra_token_params ?? {})) {
-    const { value, missing } = resolveEnvRef(raw, env);
-    if (missing !== undefined) return { reason: `oauth.extra_token_params.${key} refers to $${missing}, which is not set in the worker's environment` };
-    extra[key] = value ?? '';
-  }
+  const given: Record<string, string> = {};
+  for (const key of RESOLVED_FIELDS) if (oauth[key] !== undefined) given[key] = oauth[key];
+  const fields = resolveValues('oauth', given, env);
+  if ('reason' in fields) return fields;
+  const extraParams = resolveValues('oauth.extra_token_params', oauth.extra_token_params, env);
+  if ('reason' in extraParams) return extraParams;
+  const values: Partial<Record<(typeof RESOLVED_FIELDS)[number], string>> = fields.values;
+  const extra = extraParams.values;
   const defaults = MCP_OAUTH_DEFAULTS;
   return {
     settings: {

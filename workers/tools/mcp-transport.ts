@@ -40,7 +40,8 @@ export interface McpTransportOptions {
 
 type Resolved = { values: Record<string, string> } | { reason: string };
 
-function resolveValues(field: string, given: Record<string, string> | undefined, env: NodeJS.ProcessEnv): Resolved {
+/** Resolves every `$NAME` of `given`; the reason names `<field>.<key>` of the first that is not set. */
+export function resolveValues(field: string, given: Record<string, string> | undefined, env: NodeJS.ProcessEnv): Resolved {
   const values: Record<string, string> = {};
   for (const [key, raw] of Object.entries(given ?? {})) {
     const { value, missing } = resolveEnvRef(raw, env);
