@@ -3,8 +3,16 @@
 import type { AppConfig } from './app-config.schemas.js';
 import { resolveEnvRef } from './load-config.js';
 
-// Read by the model clients when a model sets no api_key (workers/agent/model-factory.ts).
-const PROVIDER_KEY_VARIABLES = ['OPENAI_API_KEY', 'ANTHROPIC_API_KEY', 'DEEPSEEK_API_KEY', 'TAVILY_API_KEY'];
+/** The variable each model provider's client reads when a model sets no api_key. */
+export const PROVIDER_KEY_VARIABLES = {
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  deepseek: 'DEEPSEEK_API_KEY',
+  ollama: null,
+} as const;
+
+// Masked too: the web search key's usual home, whether or not the config names it.
+const KEY_VARIABLES = [...Object.values(PROVIDER_KEY_VARIABLES).filter((name) => name !== null), 'TAVILY_API_KEY'];
 
 export function configSecrets(config: AppConfig, env: NodeJS.ProcessEnv, apiKeys: readonly string[] = []): string[] {
   const values = new Set<string>([...apiKeys, ...config.auth.api_keys]);
@@ -13,6 +21,6 @@ export function configSecrets(config: AppConfig, env: NodeJS.ProcessEnv, apiKeys
   };
   for (const model of config.models) add(resolveEnvRef(model.api_key, env).value);
   add(resolveEnvRef(config.web.search_api_key, env).value);
-  for (const name of PROVIDER_KEY_VARIABLES) add(env[name]);
+  for (const name of KEY_VARIABLES) add(env[name]);
   return [...values];
 }

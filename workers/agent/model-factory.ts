@@ -3,6 +3,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { ModelConfig } from '../../src/config/app-config.schemas.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
+import { PROVIDER_KEY_VARIABLES } from '../../src/config/secrets.js';
 import { RunError } from '../../src/errors.js';
 import { keyMaskingFetch } from './key-masking-fetch.js';
 
@@ -16,12 +17,7 @@ const CLASS_PATHS: Record<string, Provider> = {
   'langchain_ollama:ChatOllama': 'ollama',
 };
 
-const KEY_ENV: Record<Provider, string | null> = {
-  openai: 'OPENAI_API_KEY',
-  anthropic: 'ANTHROPIC_API_KEY',
-  deepseek: 'DEEPSEEK_API_KEY',
-  ollama: null,
-};
+const KEY_ENV: Record<Provider, string | null> = PROVIDER_KEY_VARIABLES;
 
 export function providerOf(model: ModelConfig): Provider {
   const use = model.use.trim();
