@@ -37,6 +37,23 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
   };
 }
 
+/** Connection options for BullMQ, which makes its own connections, from a Redis URL. */
+export function bullmqOptionsFromUrl(url: string, role: string): ConnectionOptions {
+  const base = redisOptionsFromUrl(url);
+  return {
+    host: base.host,
+    port: base.port,
+    username: base.username,
+    password: base.password,
+    db: base.db,
+    ...(base.tls ? { tls: {} } : {}),
+    retryStrategy: reconnectDelay,
+    connectionName: `warren:${role}:bullmq`,
+    // BullMQ's blocking commands must never give up on a reconnect.
+    maxRetriesPerRequest: null,
+  };
+}
+
 export function connectRedis(url: string, role: string, log?: Logger): RedisConnections {
   const base = redisOptionsFromUrl(url);
   const owned = new Set<Redis>();
@@ -52,18 +69,7 @@ export function connectRedis(url: string, role: string, log?: Logger): RedisConn
   let closing: Promise<void> | undefined;
   return {
     command,
-    bullmqOptions: {
-      host: base.host,
-      port: base.port,
-      username: base.username,
-      password: base.password,
-      db: base.db,
-      ...(base.tls ? { tls: {} } : {}),
-      retryStrategy: reconnectDelay,
-      connectionName: `warren:${role}:bullmq`,
-      // BullMQ's blocking commands must never give up on a reconnect.
-      maxRetriesPerRequest: null,
-    },
+    bullmqOptions: bullmqOptionsFromUrl(url, role),
     blocking: (name) => make(`blocking:${name}`, { maxRetriesPerRequest: null, enableAutoPipelining: false }),
     subscriber: (name) => make(`subscriber:${name}`, { maxRetriesPerRequest: null, enableAutoPipelining: false }),
     close: () =>

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAppConfig } from '../../src/config/load-config.js';
 import { createGraphRegistry } from '../../src/graphs/registry.js';
 import { createRunQueue } from '../../src/queue/run-queue.js';
+import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
 import type { RunStreams } from '../../src/store/run-stream.js';
 import { createStores } from '../../src/store/stores.js';
 import { executeRun } from '../../workers/run-executor/executor.js';
@@ -57,7 +58,7 @@ describe('a failed append', () => {
     });
 
     const stores = createStores(redis);
-    const dispatcher = createRunQueue({ host: new URL(inject('redisUrl')).hostname, port: Number(new URL(inject('redisUrl')).port) }, stack.env.queueName);
+    const dispatcher = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName);
     const appConfig = parseAppConfig({ graphs: { counter: `${GRAPHS_MODULE}:counter` } }, process.env);
     const outcome = await executeRun({ thread_id: threadId, run_id: run.run_id }, new AbortController().signal, {
       runs: stores.runs,

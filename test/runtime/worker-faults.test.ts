@@ -3,6 +3,7 @@ import { Client } from '@langchain/langgraph-sdk';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { keys } from '../../src/store/keys.js';
+import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
 import { collect, names } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
@@ -56,7 +57,7 @@ describe('worker faults', () => {
     await redis.del(keys.runStream(id2, parked.run_id));
     await redis.set(keys.activeRun(id2), parked.run_id);
     const { createRunQueue } = await import('../../src/queue/run-queue.js');
-    const queue = createRunQueue({ host: new URL(inject('redisUrl')).hostname, port: Number(new URL(inject('redisUrl')).port) }, stack.env.queueName);
+    const queue = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName);
     await queue.queue.remove(parked.run_id);
     await queue.dispatch(id2, parked.run_id);
     await queue.close();
