@@ -63,6 +63,25 @@ export class RunError extends Error {
   }
 }
 
+/**
+ * This worker no longer holds the run: a newer attempt took it over (the worker was paused past
+ * its lock, or cut off from Redis), or the run is gone. The worker stops and writes nothing more.
+ */
+export class RunLostError extends Error {
+  override readonly name = 'RunLostError';
+}
+
+/** A sub-agent task ran out of its time; the parent run carries on and is told so. */
+export class TaskTimeoutError extends Error {
+  override readonly name = 'TaskTimeoutError';
+}
+
+/** True for Redis's refusal of a write from an attempt that no longer holds its run. */
+export const isFenceRefusal = (err: unknown): boolean => err instanceof Error && err.message.startsWith('FENCED ');
+
+/** True for Redis's refusal of a checkpoint that does not descend from the thread's head. */
+export const isLineageRefusal = (err: unknown): boolean => err instanceof Error && err.message.startsWith('LINEAGE ');
+
 /** The `code` of a Node system error (`ENOENT`, `ERR_WORKER_OUT_OF_MEMORY`...), if it has one. */
 export function errnoCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code;

@@ -1,6 +1,7 @@
 // The BullMQ Worker for runs: one job is one run. Cancels arrive over pub/sub and reach the
 // job's AbortSignal through `cancelJob`; on shutdown every job is handed back to the queue
-// (no attempt is spent) so another worker resumes it from its last checkpoint.
+// (no attempt is spent) so another worker resumes it from its last checkpoint. A job whose lock
+// could not be renewed is stopped at once: another worker may already hold it.
 import { WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -34,11 +35,10 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   const processor = async (job: Job<RunJob>, token?: string, signal?: AbortSignal) => {
     const controller = signal ?? new AbortController().signal;
     const outcome = await executeRun(job.data, controller, executor);
-    if (outcome === 'handed-back') {
-      await executor.runs.releaseAttempt(job.data.thread_id, job.data.run_id);
-      await job.moveToWait(token);
-      throw new WaitingError();
-    }
+    if (outcome === 'handed-back') await job.moveToWait(token);
+    // WaitingError tells BullMQ the job is no longer this worker's to complete or fail: handed
+    // back, or lost to the worker that holds it now.
+    if (outcome === 'handed-back' || outcome === 'lost') throw new WaitingError();
     return outcome;
   };
 
@@ -53,6 +53,11 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     maxStalledCount: options.maxStalledCount ?? 10,
   });
   worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+  // Without its lock the job may be another worker's already: stop it before its next write
+  // (which Redis would refuse anyway).
+  worker.on('lockRenewalFailed', (jobIds: string[]) => {
+    for (const id of jobIds) if (worker.cancelJob(id, 'lost')) log.warn({ run_id: id }, 'lock renewal failed; stopping the run');
+  });
   worker.on('failed', (job, err) => {
     if (job) log.error({ run_id: job.data.run_id, err: err.message }, 'run job failed');
   });

@@ -1,13 +1,11 @@
-// The BullMQ Worker for sub-agent tasks. Each job runs one sub-agent and reports its progress
-// straight into the parent run's event stream; its result text is the job's return value.
+// The BullMQ Worker for sub-agent tasks. Each job runs one sub-agent and reports its progress as
+// the job's progress (the parent run streams it); its result text is the job's return value.
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { toWireJson } from '../src/graphs/serialize.js';
 import { subscribeControl } from '../src/queue/control.js';
-import { taskQueueName, type TaskJob } from '../src/queue/task-queue.js';
+import { taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
 import { keys } from '../src/store/keys.js';
-import type { RunStreams } from '../src/store/run-stream.js';
 import type { SubagentRunner } from './agent/subagents.js';
 
 export interface TaskWorkerOptions {
@@ -16,7 +14,6 @@ export interface TaskWorkerOptions {
   concurrency: number;
   subscriber: Redis;
   runner: SubagentRunner;
-  streams: RunStreams;
   timeoutMs: number;
   /** Recorded on each job as `processedBy`. */
   workerName: string;
@@ -24,18 +21,18 @@ export interface TaskWorkerOptions {
 }
 
 export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ close(): Promise<void> }> {
-  const { streams, log } = options;
+  const { log } = options;
   const processor = async (job: Job<TaskJob, string>, _token?: string, signal?: AbortSignal) => {
     const task = job.data;
-    const stream = streams.writer(task.thread_id, task.run_id);
     log.info({ run_id: task.run_id, task_id: task.task_id }, 'sub-agent task started');
     return options.runner(task, {
       timeoutMs: options.timeoutMs,
       ...(signal ? { signal } : {}),
-      onProgress: (message) =>
-        void stream
-          .append('custom', toWireJson({ type: 'task_running', task_id: task.task_id, description: task.description, subagent_type: task.kind, message }))
-          .catch(() => undefined),
+      onProgress: (message) => {
+        const progress: TaskProgress = { message };
+        // Progress is a courtesy: the task goes on, and its result still arrives, without it.
+        job.updateProgress(progress).catch((err: unknown) => log.warn({ err, task_id: task.task_id }, 'could not report task progress'));
+      },
     });
   };
   const worker = new Worker<TaskJob, string>(taskQueueName(options.runQueueName), processor, {
@@ -48,8 +45,8 @@ export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ clo
     maxStalledCount: 2,
   });
   worker.on('error', (err) => log.warn({ err: err.message }, 'task worker error'));
-  // A cancel names the task's job id (the parent timed out or was cancelled).
-  await subscribeControl(options.subscriber, { onCancel: (message) => void worker.cancelJob(message.run_id, message.action) });
+  // The parent timed out waiting, or was stopped.
+  await subscribeControl(options.subscriber, { onTaskCancel: (message) => void worker.cancelJob(message.task_job_id, 'interrupt') });
   return {
     async close() {
       await worker.close();

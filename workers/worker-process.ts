@@ -71,7 +71,6 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     concurrency: env.workerConcurrency,
     subscriber: redis.subscriber('tasks'),
     runner: createSubagentRunnerFor(config, services),
-    streams: stores.streams,
     timeoutMs: config.subagents.timeout_seconds * 1000,
     workerName: env.instanceId,
     log,
@@ -92,9 +91,9 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       graphs,
       dispatcher,
       checkpoints: {
-        saver: checkpointer,
+        saverFor: (fence, forkFrom) => checkpointer.forRun(fence, forkFrom),
         latestId: (threadId) => checkpointer.latestId(threadId),
-        rollbackTo: (threadId, checkpointId) => checkpointer.deleteAfter(threadId, checkpointId),
+        rollBack: (fence, checkpointId) => checkpointer.rollBack(fence, checkpointId),
         deleteThread: (threadId) => checkpointer.deleteThread(threadId),
       },
       settings: {

@@ -1,5 +1,6 @@
-// Control messages over pub/sub: cancel requests and configuration changes. Pub/sub cannot
-// replay, which is fine here: a cancel is also recorded on the run, and workers re-read it.
+// Control messages over pub/sub: cancel requests (runs and sub-agent tasks) and configuration
+// changes. Pub/sub cannot replay, which is fine here: a run's cancel is also recorded on the
+// run, and workers re-read it; a task that misses its cancel ends at its own timeout.
 import type { Redis } from 'ioredis';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -12,6 +13,12 @@ export const CancelMessageSchema = Type.Object({
 });
 export type CancelMessage = Static<typeof CancelMessageSchema>;
 
+/** Stops one sub-agent task, wherever it runs: its parent run timed out waiting, or stopped. */
+export const TaskCancelMessageSchema = Type.Object({
+  task_job_id: Type.String(),
+});
+export type TaskCancelMessage = Static<typeof TaskCancelMessageSchema>;
+
 export const ConfigChangedSchema = Type.Object({
   what: Type.Union([Type.Literal('config'), Type.Literal('extensions')]),
 });
@@ -21,12 +28,17 @@ export async function publishCancel(redis: Redis, message: CancelMessage): Promi
   await redis.publish(keys.cancelChannel(), JSON.stringify(message));
 }
 
+export async function publishTaskCancel(redis: Redis, message: TaskCancelMessage): Promise<void> {
+  await redis.publish(keys.taskCancelChannel(), JSON.stringify(message));
+}
+
 export async function publishConfigChanged(redis: Redis, message: ConfigChanged): Promise<void> {
   await redis.publish(keys.configChangedChannel(), JSON.stringify(message));
 }
 
 export interface ControlHandlers {
   onCancel?: (message: CancelMessage) => void;
+  onTaskCancel?: (message: TaskCancelMessage) => void;
   onConfigChanged?: (message: ConfigChanged) => void;
 }
 
@@ -34,6 +46,7 @@ export interface ControlHandlers {
 export async function subscribeControl(subscriber: Redis, handlers: ControlHandlers): Promise<void> {
   const channels: string[] = [];
   if (handlers.onCancel) channels.push(keys.cancelChannel());
+  if (handlers.onTaskCancel) channels.push(keys.taskCancelChannel());
   if (handlers.onConfigChanged) channels.push(keys.configChangedChannel());
   subscriber.on('message', (channel: string, payload: string) => {
     let parsed: unknown;
@@ -43,6 +56,7 @@ export async function subscribeControl(subscriber: Redis, handlers: ControlHandl
       return;
     }
     if (channel === keys.cancelChannel() && Value.Check(CancelMessageSchema, parsed)) handlers.onCancel?.(parsed);
+    else if (channel === keys.taskCancelChannel() && Value.Check(TaskCancelMessageSchema, parsed)) handlers.onTaskCancel?.(parsed);
     else if (channel === keys.configChangedChannel() && Value.Check(ConfigChangedSchema, parsed)) handlers.onConfigChanged?.(parsed);
   });
   // ioredis re-subscribes by itself after a reconnect.

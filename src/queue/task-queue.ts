@@ -2,11 +2,15 @@
 // sub-agents spread over the workers, and a worker that dies loses only its own part (BullMQ
 // hands the job to another worker). The job id is derived from the run and the tool call, so a
 // parent run that resumes after a crash finds the tasks it already started, finished or not.
+// A task writes nothing of the run's: its progress travels back as BullMQ job progress, and the
+// parent run streams it through its own (fenced) writer, like every other event of the run.
 import { Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
+import { TaskTimeoutError } from '../errors.js';
 import { keys } from '../store/keys.js';
-import { publishCancel } from './control.js';
+import { publishTaskCancel } from './control.js';
 
 export const TaskJobSchema = Type.Object({
   thread_id: Type.String(),
@@ -20,19 +24,26 @@ export const TaskJobSchema = Type.Object({
 });
 export type TaskJob = Static<typeof TaskJobSchema>;
 
+/** What a running task reports as its job progress. */
+export const TaskProgressSchema = Type.Object({ message: Type.String() });
+export type TaskProgress = Static<typeof TaskProgressSchema>;
+
 export const TASK_JOB_NAME = 'task';
 export const taskQueueName = (runQueueName: string): string => `${runQueueName}-tasks`;
 
 /** A BullMQ-safe job id for one tool call of one run. */
 export const taskJobId = (runId: string, taskId: string): string => `${runId}--${taskId.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 
-export class TaskTimeoutError extends Error {
-  override readonly name = 'TaskTimeoutError';
+export interface TaskRunOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Called with each progress message the task reports. */
+  onProgress?: (message: string) => void;
 }
 
 export interface TaskDispatcher {
   /** Queues the task (or finds it already queued) and waits for its result text. */
-  run(task: TaskJob, options: { timeoutMs: number; signal?: AbortSignal }): Promise<string>;
+  run(task: TaskJob, options: TaskRunOptions): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -42,34 +53,47 @@ export function createTaskDispatcher(connection: ConnectionOptions, runQueueName
   const events = new QueueEvents(name, { connection, prefix: keys.bullPrefix() });
   queue.on('error', () => {});
   events.on('error', () => {});
+  const progressListeners = new Map<string, (message: string) => void>();
+  events.on('progress', ({ jobId, data }) => {
+    if (Value.Check(TaskProgressSchema, data)) progressListeners.get(jobId)?.(data.message);
+  });
 
-  const stop = async (jobId: string, threadId: string) => {
+  const stop = async (jobId: string) => {
     // A waiting job is removed; a running one is cancelled by the worker that holds it.
     await queue.remove(jobId).catch(() => 0);
-    await publishCancel(control, { thread_id: threadId, run_id: jobId, action: 'interrupt' });
+    await publishTaskCancel(control, { task_job_id: jobId });
   };
 
   return {
-    async run(task, { timeoutMs, signal }) {
+    async run(task, { timeoutMs, signal, onProgress }) {
       const jobId = taskJobId(task.run_id, task.task_id);
-      const job = await queue.add(TASK_JOB_NAME, task, {
-        jobId,
-        attempts: 1,
-        removeOnComplete: { age: 3600, count: 10_000 },
-        removeOnFail: { age: 24 * 3600, count: 10_000 },
-      });
-      const aborted = new Promise<never>((_, reject) => {
-        if (signal?.aborted) reject(signal.reason);
-        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
-      });
+      if (onProgress) progressListeners.set(jobId, onProgress);
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const stopped = signal ? AbortSignal.any([signal, timeout]) : timeout;
       try {
-        return await Promise.race([job.waitUntilFinished(events, timeoutMs), aborted]);
+        const job = await queue.add(TASK_JOB_NAME, task, {
+          jobId,
+          attempts: 1,
+          removeOnComplete: { age: 3600, count: 10_000 },
+          removeOnFail: { age: 24 * 3600, count: 10_000 },
+        });
+        const aborted = new Promise<never>((_, reject) => {
+          if (stopped.aborted) reject(stopped.reason);
+          stopped.addEventListener('abort', () => reject(stopped.reason), { once: true });
+        });
+        // Our own timer decides the timeout; BullMQ's ttl, a minute later, only frees its listeners
+        // for a job that was removed before it ever finished.
+        const finished = job.waitUntilFinished(events, timeoutMs + 60_000);
+        // Whichever loses the race below is settled already; its rejection has nobody to tell.
+        finished.catch(() => undefined);
+        return await Promise.race([finished, aborted]);
       } catch (err) {
-        const timedOut = err instanceof Error && /timed out before finishing/.test(err.message) && !signal?.aborted;
-        if (timedOut || signal?.aborted) await stop(jobId, task.thread_id);
-        if (timedOut) throw new TaskTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s`);
+        if (stopped.aborted) await stop(jobId);
+        if (timeout.aborted && !signal?.aborted) throw new TaskTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s`);
         // A failed job rejects with its failure reason: pass it on as the task's error.
         throw err instanceof Error ? err : new Error(String(err));
+      } finally {
+        progressListeners.delete(jobId);
       }
     },
     async close() {

@@ -30,6 +30,8 @@ import {
 } from '@langchain/langgraph-checkpoint';
 import type { ChainableCommander, Redis } from 'ioredis';
 import { keys } from './keys.js';
+import type { RunFence } from './records.js';
+import { loadScripts, requireScript, type ScriptCaller } from './scripts.js';
 
 interface CheckpointRef {
   threadId: string;
@@ -114,12 +116,37 @@ async function execAll(tx: ChainableCommander): Promise<void> {
   for (const [error] of results) if (error) throw error;
 }
 
+/** How a run's writes are checked by Redis: its attempt, and the checkpoint it may fork from. */
+interface WriteFence {
+  fence: RunFence;
+  /** Besides the thread's head, the one checkpoint a new root checkpoint may descend from. */
+  forkFrom: string | null;
+}
+
 export class RedisCheckpointSaver extends BaseCheckpointSaver {
+  private readonly putCheckpointScript: ScriptCaller;
+  private readonly putWritesScript: ScriptCaller;
+  private readonly dropCheckpointsScript: ScriptCaller;
+
   constructor(
     private readonly redis: Redis,
     serde?: SerializerProtocol,
+    private readonly writeFence?: WriteFence,
   ) {
     super(serde);
+    const scripts = loadScripts(redis);
+    this.putCheckpointScript = requireScript(scripts, 'putCheckpoint');
+    this.putWritesScript = requireScript(scripts, 'putWrites');
+    this.dropCheckpointsScript = requireScript(scripts, 'dropCheckpoints');
+  }
+
+  /**
+   * The saver a run writes through: Redis refuses its writes once another attempt holds the run
+   * (FENCED), and refuses a root checkpoint that does not descend from the thread's head or from
+   * `forkFrom` (LINEAGE), so a stale history can never become the head.
+   */
+  forRun(fence: RunFence, forkFrom: string | null): RedisCheckpointSaver {
+    return new RedisCheckpointSaver(this.redis, this.serde, { fence, forkFrom });
   }
 
   // Versions are `<counter>.<random>` strings, as LangGraph's Python savers mint them: channel
@@ -215,6 +242,14 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
     // The global index first: a thread listed without checkpoints is harmless, the reverse is not.
     await this.redis.sadd(keys.checkpointThreads(), threadId);
     const cpKey = keys.checkpoint(threadId, ns, checkpoint.id);
+    if (this.writeFence) {
+      const { fence, forkFrom } = this.writeFence;
+      await this.putCheckpointScript(
+        [keys.run(fence.threadId, fence.runId), cpKey, keys.checkpointIds(threadId, ns), keys.checkpointNamespaces(threadId), keys.checkpointBlobs(threadId, ns)],
+        [String(fence.attempt), ns, checkpoint.id, parentId ?? '', forkFrom ?? '', record.checkpoint as Buffer, record.metadata as Buffer, ...blobs.flat()],
+      );
+      return configOf({ threadId, ns, id: checkpoint.id });
+    }
     const tx = this.redis.multi();
     if (blobs.length > 0) tx.hset(keys.checkpointBlobs(threadId, ns), Object.fromEntries(blobs));
     tx.del(cpKey)
@@ -243,6 +278,14 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
       }),
     );
     const writesKey = keys.checkpointWrites(threadId, ns, checkpointId);
+    if (this.writeFence) {
+      const { fence } = this.writeFence;
+      await this.putWritesScript(
+        [keys.run(fence.threadId, fence.runId), writesKey, keys.checkpointNamespaces(threadId)],
+        [String(fence.attempt), ns, ...entries.flatMap(({ field, replace, data }) => [field, replace ? '1' : '0', data])],
+      );
+      return;
+    }
     const tx = this.redis.multi();
     for (const { field, replace, data } of entries) {
       if (replace) tx.hset(writesKey, field, data);
@@ -283,21 +326,30 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
-   * Removes every checkpoint newer than `checkpointId` in all namespaces (a rolled-back run's
-   * work); with null, the whole thread. Ids are uuid6, so "newer" is lexical order.
+   * Removes a rolled-back run's checkpoints: every one newer than `checkpointId` in all
+   * namespaces, or all of them with null. Ids are uuid6, so "newer" is lexical order. Fenced by
+   * the run's attempt: a worker that lost the run removes nothing.
    */
-  async deleteAfter(threadId: string, checkpointId: string | null): Promise<void> {
-    if (checkpointId === null) return this.deleteThread(threadId);
+  async rollBack(fence: RunFence, checkpointId: string | null): Promise<void> {
+    const { threadId } = fence;
     const namespaces = await this.redis.smembers(keys.checkpointNamespaces(threadId));
-    const tx = this.redis.multi();
+    const idSets: string[] = [];
+    const members: string[] = [];
+    const doomed: string[] = [];
     for (const ns of namespaces) {
       const idsKey = keys.checkpointIds(threadId, ns);
-      const ids = await this.redis.zrangebylex(idsKey, `(${checkpointId}`, '+');
+      const ids = await this.redis.zrangebylex(idsKey, checkpointId === null ? '-' : `(${checkpointId}`, '+');
       if (ids.length === 0) continue;
-      tx.zrem(idsKey, ...ids);
-      tx.unlink(...ids.flatMap((id) => [keys.checkpoint(threadId, ns, id), keys.checkpointWrites(threadId, ns, id)]));
+      idSets.push(idsKey);
+      members.push(String(ids.length), ...ids);
+      doomed.push(...ids.flatMap((id) => [keys.checkpoint(threadId, ns, id), keys.checkpointWrites(threadId, ns, id)]));
+      // Nothing is left to point at this namespace's values.
+      if (checkpointId === null) doomed.push(keys.checkpointBlobs(threadId, ns));
     }
-    await execAll(tx);
+    await this.dropCheckpointsScript(
+      [keys.run(threadId, fence.runId), ...idSets, ...doomed],
+      [String(fence.attempt), idSets.length, ...members],
+    );
   }
 
   private async candidateIds(

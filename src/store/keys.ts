@@ -56,6 +56,8 @@ export const keys = {
   // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
   /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */
   cancelChannel: () => `${KEY_PREFIX}:control:cancel`,
+  /** Channel: stop a sub-agent task, `{task_job_id}`; every task worker listens. */
+  taskCancelChannel: () => `${KEY_PREFIX}:control:cancel-task`,
   /** Channel: configuration changed (`config.yaml` or `extensions_config.json`). */
   configChangedChannel: () => `${KEY_PREFIX}:control:config-changed`,
 

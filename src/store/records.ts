@@ -60,7 +60,7 @@ export type Run = Static<typeof RunSchema>;
 
 /** Fields a run keeps beside its wire shape. */
 export interface RunInternals {
-  /** How many times a worker has started it. */
+  /** How many times a worker has claimed it; the current one is the run's fencing token. */
   attempt: number;
   /** A cancel that was asked for: the owning worker honours it. */
   cancel: 'interrupt' | 'rollback' | null;
@@ -74,5 +74,15 @@ export interface RunInternals {
   checkpoint_before?: string | null;
 }
 export type StoredRun = Run & RunInternals;
+
+/**
+ * What a worker proves with every write of a run: the attempt it claimed. Redis refuses the
+ * write once another attempt holds the run (src/store/scripts/*: FENCED).
+ */
+export interface RunFence {
+  threadId: string;
+  runId: string;
+  attempt: number;
+}
 
 export const nowIso = (): string => new Date().toISOString();

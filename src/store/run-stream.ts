@@ -3,6 +3,8 @@
 // resume a client from the last id it saw.
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
+import type { RunFence } from './records.js';
+import { loadScripts, requireScript, type ScriptCaller } from './scripts.js';
 
 export interface StreamEntry {
   /** Redis Stream entry id, e.g. `1732200000000-0`. */
@@ -12,12 +14,16 @@ export interface StreamEntry {
   data: string;
 }
 
-/** What the run executor needs to publish a run's events, and nothing more. */
+/**
+ * What the run executor needs to publish a run's events, and nothing more. `end` is not
+ * appended here: it is part of settling the run (RunStore.finish).
+ */
 export interface RunStreamWriter {
-  /** Appends one event; `dataJson` is one line of JSON. Returns the entry id. */
+  /**
+   * Appends one event; `dataJson` is one line of JSON. Returns the entry id. Rejects with a
+   * FENCED reply (isFenceRefusal) once the writer's attempt no longer holds the run.
+   */
   append(event: string, dataJson: string): Promise<string>;
-  /** Appends `end` and starts the retention clock. */
-  close(retentionSeconds: number): Promise<void>;
 }
 
 export function parseEntries(raw: [string, string[]][] | null | undefined): StreamEntry[] {
@@ -52,7 +58,8 @@ export function compareIds(a: string, b: string): number {
 }
 
 export interface RunStreams {
-  writer(threadId: string, runId: string): RunStreamWriter;
+  /** A writer fenced by the run attempt that holds the run. */
+  writer(fence: RunFence): RunStreamWriter;
   /** Entries strictly after `afterId` (`0` or `-1` for all), up to `count`. */
   readAfter(threadId: string, runId: string, afterId: string, count?: number): Promise<StreamEntry[]>;
   /** The stream's last entry, or null when the stream does not exist. */
@@ -74,15 +81,14 @@ export interface RunStreams {
 
 const normaliseCursor = (id: string) => (id === '-1' || id === '' ? '0' : id);
 
-export function createRunStreams(redis: Redis): RunStreams {
+export function createRunStreams(redis: Redis, scripts: Record<string, ScriptCaller> = loadScripts(redis)): RunStreams {
+  const appendScript = requireScript(scripts, 'appendRunEvent');
   return {
-    writer(threadId, runId) {
-      const key = keys.runStream(threadId, runId);
+    writer({ threadId, runId, attempt }) {
+      const fenceKeys = [keys.run(threadId, runId), keys.runStream(threadId, runId)];
+      const token = String(attempt);
       return {
-        append: async (event, dataJson) => (await redis.xadd(key, '*', 'event', event, 'data', dataJson)) as string,
-        async close(retentionSeconds) {
-          await redis.multi().xadd(key, '*', 'event', 'end', 'data', '{}').expire(key, retentionSeconds).exec();
-        },
+        append: async (event, dataJson) => (await appendScript(fenceKeys, [token, event, dataJson])) as string,
       };
     },
 

@@ -8,6 +8,7 @@ import {
   nowIso,
   type MultitaskStrategy,
   type Run,
+  type RunFence,
   type RunStatus,
   type StoredRun,
   type ThreadStatus,
@@ -15,22 +16,28 @@ import {
 import { requireScript, type ScriptCaller } from './scripts.js';
 
 export type CreateRunResult = { dispatch: true } | { dispatch: false; waitingBehind: string };
+/** A claim of a live run takes a new attempt; `attempt` is the claim's fencing token. */
 export type StartRunResult =
   | { kind: 'started'; attempt: number }
   | { kind: 'missing' }
-  | { kind: 'terminal'; status: RunStatus }
-  | { kind: 'cancelled'; action: 'interrupt' | 'rollback' }
-  | { kind: 'exhausted'; attempt: number };
+  | { kind: 'terminal'; status: RunStatus; attempt: number }
+  | { kind: 'cancelled'; action: 'interrupt' | 'rollback'; attempt: number }
+  /** `failed`: the attempts whose workers died, not counting hand-backs. */
+  | { kind: 'exhausted'; attempt: number; failed: number };
 export type CancelRunResult = 'missing' | 'terminal' | 'cancelled' | 'signalled';
 
 export interface FinishRun {
-  threadId: string;
-  runId: string;
+  /** The attempt that settles the run; Redis refuses any other (FENCED). */
+  fence: RunFence;
   /** The run's final status, or `deleted` to remove it (rollback). */
   status: RunStatus | 'deleted';
   threadStatus: Exclude<ThreadStatus, 'busy'>;
   values?: Record<string, unknown> | null;
   interrupts?: Record<string, unknown>;
+  /** The `error` event appended before `end`. */
+  error?: { error: string; message: string };
+  /** How long the stream stays joinable after `end`. */
+  retentionSeconds: number;
 }
 
 export interface RunStore {
@@ -45,9 +52,12 @@ export interface RunStore {
   start(threadId: string, runId: string, maxAttempts: number): Promise<StartRunResult>;
   /** Records where the run started, once: later calls keep the first value. Returns the kept value. */
   recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null>;
-  /** A graceful hand-back costs no attempt. */
-  releaseAttempt(threadId: string, runId: string): Promise<void>;
-  /** Settles the run; returns the id of the queued run that now holds the thread, if any. */
+  /** A graceful hand-back: the attempt is not counted against the limit. */
+  handBack(fence: RunFence): Promise<void>;
+  /**
+   * Settles the run and appends its `error` (if any) and `end`, in one step; returns the id of
+   * the queued run that now holds the thread, if any.
+   */
   finish(input: FinishRun): Promise<string | null>;
   cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<CancelRunResult>;
   /** The run currently holding the thread, if any. */
@@ -105,6 +115,7 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
   const createScript = requireScript(scripts, 'createRun');
   const startScript = requireScript(scripts, 'startRun');
   const finishScript = requireScript(scripts, 'finishRun');
+  const handBackScript = requireScript(scripts, 'handBackRun');
   const cancelScript = requireScript(scripts, 'cancelRun');
   const threadKeys = (threadId: string, runId: string) => ({
     thread: keys.thread(threadId),
@@ -164,16 +175,16 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
 
     async start(threadId, runId, maxAttempts) {
       const reply = (await startScript([keys.run(threadId, runId), keys.thread(threadId)], [nowIso(), maxAttempts])) as string[];
-      const [kind, value] = reply;
+      const [kind, value, third] = reply;
       switch (kind) {
         case 'started':
           return { kind, attempt: Number(value) };
         case 'terminal':
-          return { kind, status: value as RunStatus };
+          return { kind, status: value as RunStatus, attempt: Number(third) };
         case 'cancelled':
-          return { kind, action: value === 'rollback' ? 'rollback' : 'interrupt' };
+          return { kind, action: value === 'rollback' ? 'rollback' : 'interrupt', attempt: Number(third) };
         case 'exhausted':
-          return { kind, attempt: Number(value) };
+          return { kind, attempt: Number(value), failed: Number(third) };
         default:
           return { kind: 'missing' };
       }
@@ -184,14 +195,15 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
       return (await redis.hget(keys.run(threadId, runId), 'checkpoint_before')) || null;
     },
 
-    async releaseAttempt(threadId, runId) {
-      await redis.hincrby(keys.run(threadId, runId), 'attempt', -1);
+    async handBack({ threadId, runId, attempt }) {
+      await handBackScript([keys.run(threadId, runId)], [String(attempt)]);
     },
 
-    async finish({ threadId, runId, status, threadStatus, values, interrupts }) {
+    async finish({ fence, status, threadStatus, values, interrupts, error, retentionSeconds }) {
+      const { threadId, runId } = fence;
       const k = threadKeys(threadId, runId);
       const next = await finishScript(
-        [k.run, k.thread, k.active, k.queue, k.runs],
+        [k.run, k.thread, k.active, k.queue, k.runs, keys.runStream(threadId, runId)],
         [
           runId,
           status,
@@ -199,6 +211,9 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
           nowIso(),
           values === undefined ? '' : JSON.stringify(values),
           interrupts === undefined ? '' : JSON.stringify(interrupts),
+          String(fence.attempt),
+          error === undefined ? '' : JSON.stringify(error),
+          retentionSeconds,
         ],
       );
       if (status === 'deleted') await redis.hdel(keys.runThreads(), runId);

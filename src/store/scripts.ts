@@ -1,15 +1,18 @@
 // Loads the Lua scripts in src/store/scripts/ as ioredis commands. A file `<name>-<n>.lua`
-// becomes the command `<name>` with n keys (the BullMQ convention).
+// becomes the command `<name>` with n keys (the BullMQ convention); `<name>-n.lua` takes as many
+// keys as the caller passes.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { PROJECT_ROOT } from '../config/paths.js';
 
 const SCRIPTS_DIR = path.join(PROJECT_ROOT, 'src', 'store', 'scripts');
-const FILE = /^([a-z-]+)-(\d+)\.lua$/;
+const FILE = /^([a-z-]+?)-(\d+|n)\.lua$/;
 
 type ScriptReply = unknown;
-export type ScriptCaller = (keys: string[], args: (string | number)[]) => Promise<ScriptReply>;
+/** Buffers pass binary values (serialised checkpoints) through unchanged. */
+type ScriptArg = string | number | Buffer;
+export type ScriptCaller = (keys: string[], args: ScriptArg[]) => Promise<ScriptReply>;
 
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
@@ -20,13 +23,16 @@ export function loadScripts(redis: Redis): Record<string, ScriptCaller> {
     const match = FILE.exec(file);
     if (!match) continue;
     const name = camel(`warren-${match[1]}`);
+    const variable = match[2] === 'n';
     const numberOfKeys = Number(match[2]);
     if (!(name in redis)) {
-      redis.defineCommand(name, { numberOfKeys, lua: readFileSync(path.join(SCRIPTS_DIR, file), 'utf8') });
+      const lua = readFileSync(path.join(SCRIPTS_DIR, file), 'utf8');
+      redis.defineCommand(name, variable ? { lua } : { numberOfKeys, lua });
     }
-    const command = (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<ScriptReply>>)[name];
+    const command = (redis as unknown as Record<string, (...a: ScriptArg[]) => Promise<ScriptReply>>)[name];
     if (!command) throw new Error(`script ${file} did not load`);
     callers[camel(match[1] as string)] = (keys, args) => {
+      if (variable) return command.call(redis, keys.length, ...keys, ...args);
       if (keys.length !== numberOfKeys) throw new Error(`${file} takes ${numberOfKeys} keys, got ${keys.length}`);
       return command.call(redis, ...keys, ...args);
     };

@@ -18,7 +18,7 @@ export function createStores(redis: Redis): Stores {
   return {
     threads: createThreadStore(redis, scripts),
     runs: createRunStore(redis, scripts),
-    streams: createRunStreams(redis),
+    streams: createRunStreams(redis, scripts),
     checkpointer: new RedisCheckpointSaver(redis),
   };
 }

@@ -31,15 +31,14 @@ function failingStreams(streams: RunStreams, failAt: number): RunStreams {
   let appends = 0;
   return {
     ...streams,
-    writer(threadId, runId) {
-      const real = streams.writer(threadId, runId);
+    writer(fence) {
+      const real = streams.writer(fence);
       return {
         append: async (event, data) => {
           appends += 1;
           if (appends === failAt) throw new Error('injected: Redis refused the append');
           return real.append(event, data);
         },
-        close: (retention) => real.close(retention),
       };
     },
   };
@@ -67,9 +66,9 @@ describe('a failed append', () => {
       streams: failingStreams(stores.streams, 12),
       graphs: createGraphRegistry(appConfig.graphs, '/', { checkpointer: stores.checkpointer, appConfig }),
       checkpoints: {
-        saver: stores.checkpointer,
+        saverFor: (fence, forkFrom) => stores.checkpointer.forRun(fence, forkFrom),
         latestId: (id) => stores.checkpointer.latestId(id),
-        rollbackTo: (id, checkpointId) => stores.checkpointer.deleteAfter(id, checkpointId),
+        rollBack: (fence, checkpointId) => stores.checkpointer.rollBack(fence, checkpointId),
         deleteThread: (id) => stores.checkpointer.deleteThread(id),
       },
       dispatcher,

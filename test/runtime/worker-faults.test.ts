@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('worker faults', () => {
-  it('a worker shutting down hands its run back at once; another worker resumes it from its checkpoint without spending an attempt', async () => {
+  it('a worker shutting down hands its run back at once; another worker resumes it from its checkpoint as a new attempt that the limit does not count', async () => {
     const { thread_id: id } = await stack.client.threads.create();
     const run = await jsonClient.runs.create(id, 'counter', {
       input: { count: 0 },
@@ -44,7 +44,9 @@ describe('worker faults', () => {
     expect(new Set(counts)).toEqual(new Set(Array.from({ length: 30 }, (_, i) => i + 1)));
     expect(counts.filter((c) => c === 1)).toHaveLength(1);
     const attempts = events.filter((e) => e.event === 'metadata').map((e) => (e.data as { attempt: number }).attempt);
-    expect(attempts).toEqual([1, 1]);
+    expect(attempts).toEqual([1, 2]);
+    // The hand-back was not counted: this run may still lose max_attempts workers.
+    expect(await redis.hget(keys.run(id, run.run_id), 'handbacks')).toBe('1');
   });
 
   it('after the last allowed attempt a run fails with a clear error instead of running again', async () => {

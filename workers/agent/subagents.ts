@@ -8,7 +8,8 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
-import { TaskTimeoutError, type TaskJob } from '../../src/queue/task-queue.js';
+import { TaskTimeoutError } from '../../src/errors.js';
+import type { TaskJob, TaskRunOptions } from '../../src/queue/task-queue.js';
 import { hasToolCalls, modelStep, toolsStep } from './agent-loop.js';
 import { SUBAGENT_PROMPTS } from './prompts.js';
 import { textOf } from './title.js';
@@ -17,15 +18,8 @@ export type SubagentKind = keyof typeof SUBAGENT_PROMPTS;
 export const SUBAGENT_KINDS = Object.keys(SUBAGENT_PROMPTS) as SubagentKind[];
 export const isSubagentKind = (kind: string): kind is SubagentKind => (SUBAGENT_KINDS as string[]).includes(kind);
 
-export interface SubagentRunOptions {
-  timeoutMs: number;
-  signal?: AbortSignal;
-  /** Progress text, for `task_running` events. */
-  onProgress?: (message: string) => void;
-}
-
 /** Runs one sub-agent task to its final text; throws TaskTimeoutError when out of time. */
-export type SubagentRunner = (task: TaskJob, options: SubagentRunOptions) => Promise<string>;
+export type SubagentRunner = (task: TaskJob, options: TaskRunOptions) => Promise<string>;
 
 export interface LocalSubagentDeps {
   model: (config: RunnableConfig) => Promise<BaseChatModel>;

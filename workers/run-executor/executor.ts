@@ -1,14 +1,16 @@
 // One job is one run: claim it, stream the graph into the run's Redis Stream, settle it, and
 // hand the thread to its next queued run. Crash-safe: every step can be repeated by the next
-// worker that takes the job, and settling twice is harmless.
+// worker that takes the job, and settling twice is harmless. Each claim takes a new attempt,
+// and every write of the run carries it: once another worker has claimed the run, Redis
+// refuses this one's writes and it stops (see src/store/scripts/append-run-event-2.lua).
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { Logger } from 'pino';
-import { RunError } from '../../src/errors.js';
+import { isFenceRefusal, isLineageRefusal, RunError } from '../../src/errors.js';
 import type { GraphRegistry } from '../../src/graphs/registry.js';
 import { toWire, toWireJson } from '../../src/graphs/serialize.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
-import type { RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
-import type { RunStreams, RunStreamWriter } from '../../src/store/run-stream.js';
+import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
+import type { RunStreams } from '../../src/store/run-stream.js';
 import type { RunStore } from '../../src/store/runs.js';
 import type { ThreadStore } from '../../src/store/threads.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
@@ -16,16 +18,19 @@ import { StreamBarrier } from './stream-barrier.js';
 import { streamGraph, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput, runKwargs } from './run-config.js';
 
-/** Why a run's AbortSignal fired; BullMQ passes it through as the abort reason. */
-export type StopReason = 'interrupt' | 'rollback' | 'shutdown';
+/**
+ * Why a run's AbortSignal fired; BullMQ passes it through as the abort reason. `lost`: the
+ * worker could not renew its lock, so another worker may already hold the run.
+ */
+export type StopReason = 'interrupt' | 'rollback' | 'shutdown' | 'lost';
 
-/** The checkpoint operations a run needs: where it started, and undoing it. */
+/** The checkpoint operations a run needs: where it started, writing, and undoing it. */
 export interface RunCheckpoints {
-  /** The saver runs write through (each run gets its own fenced view of it). */
-  saver: BaseCheckpointSaver;
+  /** The saver a run writes through: fenced by its attempt, kept on the thread's lineage. */
+  saverFor(fence: RunFence, forkFrom: string | null): BaseCheckpointSaver;
   latestId(threadId: string): Promise<string | null>;
-  /** Deletes the thread's checkpoints newer than `checkpointId` (all of them when null). */
-  rollbackTo(threadId: string, checkpointId: string | null): Promise<void>;
+  /** Deletes the run's checkpoints newer than `checkpointId` (all of them when null); fenced. */
+  rollBack(fence: RunFence, checkpointId: string | null): Promise<void>;
   deleteThread(threadId: string): Promise<void>;
 }
 
@@ -42,7 +47,8 @@ export interface ExecutorDeps {
   log: Logger;
 }
 
-export type ExecuteOutcome = 'settled' | 'handed-back';
+/** `lost`: another attempt holds the run; this worker wrote nothing after it learnt so. */
+export type ExecuteOutcome = 'settled' | 'handed-back' | 'lost';
 
 interface Settlement {
   status: RunStatus | 'deleted';
@@ -52,35 +58,50 @@ interface Settlement {
 
 export function errorPayload(err: unknown): { error: string; message: string } {
   if (err instanceof RunError) return { error: err.errorName, message: err.message };
+  if (isLineageRefusal(err)) {
+    return { error: 'CheckpointConflict', message: `The thread's state changed under the run: ${(err as Error).message.slice('LINEAGE '.length)}` };
+  }
   if (err instanceof Error) return { error: err.name || 'Error', message: err.message || String(err) };
   return { error: 'Error', message: typeof err === 'string' ? err : JSON.stringify(err) };
 }
 
 export async function executeRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps): Promise<ExecuteOutcome> {
+  const log = deps.log.child({ run_id: job.run_id, thread_id: job.thread_id });
+  try {
+    return await claimAndRun(job, signal, deps, log);
+  } catch (err) {
+    // Redis refused a write: a newer attempt holds the run. Stop here, writing nothing more.
+    if (!isFenceRefusal(err)) throw err;
+    log.warn({ err }, 'run lost to a newer attempt; stopped without writing');
+    return 'lost';
+  }
+}
+
+async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps, log: Logger): Promise<ExecuteOutcome> {
   const { runs, streams, settings } = deps;
   const threadId = job.thread_id;
   const runId = job.run_id;
-  const log = deps.log.child({ run_id: runId, thread_id: threadId });
-  const writer = streams.writer(threadId, runId);
 
   const claim = await runs.start(threadId, runId, settings.maxAttempts);
+  if (claim.kind === 'missing') {
+    log.info('run no longer exists; skipping');
+    return 'settled';
+  }
+  const fence: RunFence = { threadId, runId, attempt: claim.attempt };
   switch (claim.kind) {
-    case 'missing':
-      log.info('run no longer exists; skipping');
-      return 'settled';
     case 'terminal':
-      await resumeSettled(deps, threadId, runId, writer);
+      await resumeSettled(deps, threadId, runId);
       return 'settled';
     case 'cancelled':
-      await settle(deps, threadId, runId, writer, cancelledSettlement(claim.action), {});
+      await settle(deps, fence, cancelledSettlement(claim.action), {});
       return 'settled';
     case 'exhausted': {
       const error = {
         error: 'RunAttemptsExhausted',
-        message: `Run ${runId} failed after ${claim.attempt} attempts: the workers running it stopped unexpectedly.`,
+        message: `Run ${runId} failed after ${claim.failed} attempts: the workers running it stopped unexpectedly.`,
       };
       log.error({ run_attempt: claim.attempt }, error.message);
-      await settle(deps, threadId, runId, writer, { status: 'error', threadStatus: 'error', error }, {});
+      await settle(deps, fence, { status: 'error', threadStatus: 'error', error }, {});
       return 'settled';
     }
     case 'started':
@@ -88,6 +109,7 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
   }
 
   const attempt = claim.attempt;
+  const writer = streams.writer(fence);
   const run = await runs.require(threadId, runId);
   const kwargs = runKwargs(run);
   const started = Date.now();
@@ -104,7 +126,8 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
   let values: Record<string, unknown> | null | undefined;
   let interrupts: Record<string, unknown> | undefined;
   const barrier = new StreamBarrier();
-  const saver = new FencedCheckpointSaver(deps.checkpoints.saver, () => barrier.caughtUp());
+  const forkFrom = kwargs.checkpoint?.checkpoint_id ?? null;
+  const saver = new FencedCheckpointSaver(deps.checkpoints.saverFor(fence, forkFrom), () => barrier.caughtUp());
   // A failed append stops the graph at once, rather than when its next event comes along; the
   // signal keeps the first failure as its reason.
   const appendFailed = new AbortController();
@@ -114,6 +137,12 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
     config.configurable = { ...config.configurable, __pregel_checkpointer: saver };
     const graph = await deps.graphs.load(run.assistant_id, config);
     const modes: WireStreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ['values'];
+    if (attempt > 1 && modes.includes('values')) {
+      // A taken-over run starts again from its last checkpoint: a client that rebuilds from
+      // `values` gets that state first, and so drops what the lost attempt had streamed past it.
+      const resumed = await graph.getState({ configurable: { thread_id: threadId } });
+      await writer.append('values', toWireJson(resumed.values ?? {}));
+    }
     const events = streamGraph(graph, graphInput(kwargs, resumeFromCheckpoint), {
       modes,
       subgraphs: kwargs.stream_subgraphs ?? false,
@@ -150,21 +179,27 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
   } catch (err) {
     saver.fence();
     const reason = signal.aborted ? (signal.reason as StopReason | undefined) : undefined;
+    const cause: unknown = appendFailed.signal.aborted ? appendFailed.signal.reason : err;
+    if (reason === 'lost' || isFenceRefusal(cause) || isFenceRefusal(err)) {
+      log.warn({ err: cause, run_attempt: attempt }, 'run lost: its lock lapsed or a newer attempt holds it; stopped without writing');
+      return 'lost';
+    }
     if (reason === 'shutdown') {
+      await deps.runs.handBack(fence);
       log.info({ run_attempt: attempt }, 'run handed back on shutdown');
       return 'handed-back';
     }
     if (reason === 'interrupt' || reason === 'rollback') {
       settlement = cancelledSettlement(reason);
     } else {
-      const error = errorPayload(appendFailed.signal.aborted ? appendFailed.signal.reason : err);
-      log.warn({ err, run_attempt: attempt }, 'run failed');
+      const error = errorPayload(cause);
+      log.warn({ err: cause, run_attempt: attempt }, 'run failed');
       settlement = { status: 'error', threadStatus: 'error', error };
     }
     if (settlement.status !== 'deleted') values = await currentValues(deps, run).catch(() => undefined);
   }
 
-  await settle(deps, threadId, runId, writer, settlement, { values, interrupts }, run);
+  await settle(deps, fence, settlement, { values, interrupts }, run);
   log.info({ run_attempt: attempt, run_exec_ms: Date.now() - started, status: settlement.status }, 'run finished');
   return 'settled';
 }
@@ -186,42 +221,38 @@ async function currentValues(deps: ExecutorDeps, run: StoredRun): Promise<Record
 }
 
 /**
- * An earlier attempt settled this run and died before finishing the job: make sure the thread's
- * next run was dispatched (idempotent: the job id is the run id) and that the stream has `end`.
+ * An earlier attempt settled this run (its `end` went with it) and died before finishing the
+ * job: make sure the thread's next run was dispatched (idempotent: the job id is the run id).
  */
-async function resumeSettled(deps: ExecutorDeps, threadId: string, runId: string, writer: RunStreamWriter) {
+async function resumeSettled(deps: ExecutorDeps, threadId: string, runId: string) {
   const active = await deps.runs.active(threadId);
   if (active && active !== runId) await deps.dispatcher.dispatch(threadId, active);
-  const last = await deps.streams.lastEntry(threadId, runId);
-  if (last?.event !== 'end') await writer.close(deps.settings.streamRetentionSeconds);
 }
 
+/** Every write here is fenced: a worker that lost the run settles nothing (FENCED). */
 async function settle(
   deps: ExecutorDeps,
-  threadId: string,
-  runId: string,
-  writer: RunStreamWriter,
+  fence: RunFence,
   settlement: Settlement,
   state: { values?: Record<string, unknown> | null; interrupts?: Record<string, unknown> },
   run?: StoredRun,
 ): Promise<void> {
+  const { threadId, runId } = fence;
   if (settlement.status === 'deleted') {
     const before = run?.checkpoint_before ?? (await deps.runs.get(threadId, runId))?.checkpoint_before ?? null;
-    await deps.checkpoints.rollbackTo(threadId, before);
+    await deps.checkpoints.rollBack(fence, before);
   }
-  if (settlement.error) await writer.append('error', toWireJson(settlement.error));
   const next = await deps.runs.finish({
-    threadId,
-    runId,
+    fence,
     status: settlement.status,
     threadStatus: settlement.threadStatus,
     ...(state.values !== undefined ? { values: state.values } : {}),
     ...(state.interrupts !== undefined ? { interrupts: state.interrupts } : {}),
+    ...(settlement.error ? { error: settlement.error } : {}),
+    retentionSeconds: deps.settings.streamRetentionSeconds,
   });
   if (next) await deps.dispatcher.dispatch(threadId, next);
   await deps.countFinished?.(settlement.status === 'deleted' ? 'rolled_back' : settlement.status).catch(() => undefined);
-  // `end` goes last, so a client that sees it finds the run and thread already settled.
-  await writer.close(deps.settings.streamRetentionSeconds);
   if (run?.temporary && (run.kwargs as { on_completion?: string }).on_completion !== 'keep') {
     // The stream and run record stay joinable for the retention period, then expire.
     await deps.runs.expireAll(threadId, deps.settings.streamRetentionSeconds);

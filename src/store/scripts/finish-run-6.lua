@@ -1,23 +1,33 @@
 --[[
-  Settles a run and hands the thread to the next queued run. Idempotent: settling a run twice
-  hands the thread on only once.
+  Settles a run in one step: its status, the thread's status and values, the stream's `error`
+  (if any) and `end`, and the hand-over of the thread to its next queued run. Fenced by the
+  attempt, so a worker that lost the run can settle nothing; idempotent for the attempt that
+  holds it: settling twice hands the thread on once and appends `end` once.
   KEYS[1] run hash
   KEYS[2] thread hash
   KEYS[3] thread's active-run string
   KEYS[4] thread's run queue (list)
   KEYS[5] thread's run index (zset)
+  KEYS[6] run stream
   ARGV[1] run_id
   ARGV[2] final run status, or "deleted" to remove the run (rollback)
   ARGV[3] thread status when no run follows: idle | error | interrupted
   ARGV[4] now (ISO 8601)
   ARGV[5] thread values (JSON), or "" to keep them
   ARGV[6] thread interrupts (JSON), or "" to keep them
-  Returns the id of the run that now holds the thread and must be dispatched, or false.
+  ARGV[7] the caller's attempt
+  ARGV[8] the `error` event's data (JSON), or "" for none
+  ARGV[9] seconds the stream stays joinable after `end`
+  Returns the id of the run that now holds the thread and must be dispatched, or false; or the
+  error FENCED.
 ]]
+if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[7] then
+  return redis.error_reply('FENCED attempt ' .. ARGV[7] .. ' no longer holds the run')
+end
 if ARGV[2] == 'deleted' then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[5], ARGV[1])
-elseif redis.call('EXISTS', KEYS[1]) == 1 then
+else
   redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[4])
 end
 
@@ -27,6 +37,14 @@ if thread_exists then
   if ARGV[5] ~= '' then redis.call('HSET', KEYS[2], 'values', ARGV[5]) end
   if ARGV[6] ~= '' then redis.call('HSET', KEYS[2], 'interrupts', ARGV[6]) end
 end
+
+-- `end` is the stream's last entry, once: a client that sees it finds the run settled.
+local last = redis.call('XREVRANGE', KEYS[6], '+', '-', 'COUNT', 1)[1]
+if not (last and last[2][1] == 'event' and last[2][2] == 'end') then
+  if ARGV[8] ~= '' then redis.call('XADD', KEYS[6], '*', 'event', 'error', 'data', ARGV[8]) end
+  redis.call('XADD', KEYS[6], '*', 'event', 'end', 'data', '{}')
+end
+redis.call('EXPIRE', KEYS[6], ARGV[9])
 
 if redis.call('GET', KEYS[3]) ~= ARGV[1] then return false end
 local next_run = redis.call('LPOP', KEYS[4])

@@ -1,0 +1,15 @@
+--[[
+  Appends one event to a run's stream, if the caller's attempt still holds the run. The attempt
+  is the run's fencing token: a worker that lost its run (paused past its lock, cut off from
+  Redis) is refused here, by Redis, whatever it believes.
+  KEYS[1] run hash
+  KEYS[2] run stream
+  ARGV[1] the caller's attempt
+  ARGV[2] event name
+  ARGV[3] data (one line of JSON)
+  Returns the entry id, or the error FENCED when another attempt holds the run or it is gone.
+]]
+if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[1] then
+  return redis.error_reply('FENCED attempt ' .. ARGV[1] .. ' no longer holds the run')
+end
+return redis.call('XADD', KEYS[2], '*', 'event', ARGV[2], 'data', ARGV[3])
