@@ -1,5 +1,5 @@
 // The BullMQ Worker for runs: one job is one run. Cancels arrive over pub/sub and reach the
-// job's AbortSignal through `cancelJob`; on shutdown every job is handed back to the queue
+// run's own stop switch; on shutdown every job is handed back to the queue
 // (no attempt is spent) so another worker resumes it from its last checkpoint. A job whose lock
 // could not be renewed is stopped at once: another worker may already hold it.
 import { WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
 import type { RunJob } from '../src/queue/run-queue.js';
 import { keys } from '../src/store/keys.js';
-import { executeRun, type ExecutorDeps } from './run-executor/executor.js';
+import { executeRun, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
 
 export interface RunWorkerOptions {
   queueName: string;
@@ -32,9 +32,39 @@ export interface RunWorker {
 
 export async function startRunWorker(options: RunWorkerOptions): Promise<RunWorker> {
   const { executor, log } = options;
-  const processor = async (job: Job<RunJob>, token?: string, signal?: AbortSignal) => {
-    const controller = signal ?? new AbortController().signal;
-    const outcome = await executeRun(job.data, controller, executor);
+  // The runs this worker executes, by job id, each with its own stop switch. BullMQ keys its
+  // own signals by job id too, so after a lost lock it can hand this worker the very job it is
+  // still running, and then has one signal for both.
+  const running = new Map<string, { stop: AbortController; done: Promise<unknown> }>();
+  const stop = (jobId: string, reason: StopReason): boolean => {
+    const run = running.get(jobId);
+    run?.stop.abort(reason);
+    return run !== undefined;
+  };
+
+  const processor = async (job: Job<RunJob>, token?: string) => {
+    const jobId = job.id as string;
+    const earlier = running.get(jobId);
+    if (earlier) {
+      // The earlier run here lost its lock (its job went back to the queue and came back to us).
+      // Stop it, and hand this pick-up back rather than start beside it: BullMQ's clean-up of
+      // the earlier one untracks this one's lock too, which would then lapse mid-run.
+      earlier.stop.abort('lost' satisfies StopReason);
+      // Its own processor call reports how it ended; here it only has to have ended.
+      await earlier.done.catch(() => undefined);
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    const entry = { stop: new AbortController(), done: Promise.resolve<unknown>(undefined) };
+    const execution = executeRun(job.data, entry.stop.signal, executor);
+    entry.done = execution;
+    running.set(jobId, entry);
+    let outcome: Awaited<typeof execution>;
+    try {
+      outcome = await execution;
+    } finally {
+      running.delete(jobId);
+    }
     if (outcome === 'handed-back') await job.moveToWait(token);
     // WaitingError tells BullMQ the job is no longer this worker's to complete or fail: handed
     // back, or lost to the worker that holds it now.
@@ -46,7 +76,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     connection: options.connection,
     prefix: keys.bullPrefix(),
     concurrency: options.concurrency,
-    // Measured here: defaults take a dead worker's job over after ~60 s; 10 s / 5 s gives ~10 s.
+    // Measured here: BullMQ's defaults take a dead worker's job over after ~60 s; 10 s / 5 s
+    // (our config's defaults) gives ~10 s.
     lockDuration: options.lockDurationMs ?? 10_000,
     stalledInterval: options.stalledIntervalMs ?? 5_000,
     // Our own attempt counter fails a run after `max_attempts`; BullMQ must not fail it first.
@@ -56,7 +87,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   // Without its lock the job may be another worker's already: stop it before its next write
   // (which Redis would refuse anyway).
   worker.on('lockRenewalFailed', (jobIds: string[]) => {
-    for (const id of jobIds) if (worker.cancelJob(id, 'lost')) log.warn({ run_id: id }, 'lock renewal failed; stopping the run');
+    for (const id of jobIds) if (stop(id, 'lost')) log.warn({ run_id: id }, 'lock renewal failed; stopping the run');
   });
   worker.on('failed', (job, err) => {
     if (job) log.error({ run_id: job.data.run_id, err: err.message }, 'run job failed');
@@ -64,7 +95,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
 
   await subscribeControl(options.subscriber, {
     onCancel: (message) => {
-      if (worker.cancelJob(message.run_id, message.action)) log.info({ run_id: message.run_id, action: message.action }, 'cancelling run');
+      if (stop(message.run_id, message.action)) log.info({ run_id: message.run_id, action: message.action }, 'cancelling run');
     },
   });
 
@@ -73,7 +104,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     worker,
     close: () =>
       (closing ??= (async () => {
-        worker.cancelAllJobs('shutdown');
+        for (const id of running.keys()) stop(id, 'shutdown');
         await worker.close();
         options.subscriber.disconnect();
       })()),

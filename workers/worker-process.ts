@@ -84,8 +84,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     concurrency: env.workerConcurrency,
     subscriber: redis.subscriber('control'),
     log,
-    ...(lockDurationMs ? { lockDurationMs } : {}),
-    ...(stalledIntervalMs ? { stalledIntervalMs } : {}),
+    lockDurationMs: lockDurationMs ?? config.runtime.lock_seconds * 1000,
+    stalledIntervalMs: stalledIntervalMs ?? config.runtime.stalled_check_seconds * 1000,
     executor: {
       ...stores,
       graphs,

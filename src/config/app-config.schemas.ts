@@ -105,6 +105,14 @@ export const RuntimeConfigSchema = Type.Object({
   heartbeat_seconds: Type.Number({ exclusiveMinimum: 0, default: 10 }),
   /** Attempts before a run whose workers keep dying is failed. */
   max_attempts: Type.Integer({ minimum: 1, default: 3 }),
+  /**
+   * How long a worker's hold on a run lasts without renewal (it renews at half of it). A worker
+   * that stops answering loses its runs to another worker within about this plus
+   * `stalled_check_seconds`, and Redis refuses its writes from then on.
+   */
+  lock_seconds: Type.Number({ minimum: 0.5, default: 10 }),
+  /** How often workers look for runs whose worker lost its hold. */
+  stalled_check_seconds: Type.Number({ minimum: 0.25, default: 5 }),
 });
 
 export const CorsConfigSchema = Type.Object({

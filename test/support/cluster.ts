@@ -23,6 +23,8 @@ export interface ClusterProcess {
   name: string;
   port?: number;
   child: ChildProcess;
+  /** What the process has logged on stdout so far, a line each (also passed on to ours). */
+  lines: string[];
 }
 
 export interface Cluster {
@@ -33,7 +35,8 @@ export interface Cluster {
   redis: RedisProcess;
   home: string;
   startWorker(): Promise<ClusterProcess>;
-  restartRedis(): Promise<void>;
+  /** Stops Redis, leaves it down for `downMs` (an outage of that length), and starts it again. */
+  restartRedis(downMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -81,35 +84,65 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     LOG_LEVEL: process.env.WARREN_TEST_LOG_LEVEL ?? 'warn',
     HOST: '127.0.0.1',
   };
-  const spawnNode = (name: string, entry: string, extra: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist', entry)], { env: { ...env, ...extra }, stdio: ['ignore', 'inherit', 'inherit'] });
-    return child;
+  const spawnNode = (name: string, entry: string, extra: Record<string, string> = {}): ClusterProcess => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', entry)], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const lines: string[] = [];
+    let partial = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      process.stdout.write(chunk);
+      const text = partial + chunk.toString('utf8');
+      const parts = text.split('\n');
+      partial = parts.pop() ?? '';
+      lines.push(...parts);
+    });
+    return { name, child, lines };
   };
 
   const apis: ClusterProcess[] = [];
-  for (let i = 0; i < options.apis; i++) {
-    const port = await freePort();
-    apis.push({ name: `api-${i}`, port, child: spawnNode(`api-${i}`, 'src/main.js', { PORT: String(port), WARREN_INSTANCE_ID: `api-${i}` }) });
-  }
   const workers: ClusterProcess[] = [];
+  let nginx: ChildProcess | undefined;
+  const stop = async () => {
+    if (nginx) await exitOf(nginx, 'SIGQUIT');
+    // A test may have left a process paused (SIGSTOP): it must wake to hear SIGTERM.
+    for (const p of [...apis, ...workers]) if (p.child.exitCode === null) p.child.kill('SIGCONT');
+    await Promise.all([...apis, ...workers].map((p) => exitOf(p.child, 'SIGTERM')));
+    await redis.stop();
+    rmSync(home, { recursive: true, force: true });
+  };
   const startWorker = async () => {
-    const w = { name: `worker-${workers.length}`, child: spawnNode(`worker-${workers.length}`, 'workers/main.js') };
+    const w = spawnNode(`worker-${workers.length}`, 'workers/main.js', { WARREN_INSTANCE_ID: `worker-${workers.length}` });
     workers.push(w);
     return w;
   };
-  for (let i = 0; i < options.workers; i++) await startWorker();
-  for (const api of apis) {
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 30_000);
-  }
+  let url: string;
+  try {
+    for (let i = 0; i < options.apis; i++) {
+      const port = await freePort();
+      apis.push({ ...spawnNode(`api-${i}`, 'src/main.js', { PORT: String(port), WARREN_INSTANCE_ID: `api-${i}` }), port });
+    }
+    for (let i = 0; i < options.workers; i++) await startWorker();
+    for (const api of apis) {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 30_000);
+    }
 
-  const nginxDir = path.join(home, 'nginx');
-  mkdirSync(nginxDir, { recursive: true });
-  const listen = await freePort();
-  const conf = path.join(nginxDir, 'nginx.conf');
-  writeFileSync(conf, nginxConfig(readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8'), listen, apis.map((a) => a.port as number), nginxDir));
-  const nginx = spawn('nginx', ['-p', nginxDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'inherit', 'inherit'] });
-  const url = `http://127.0.0.1:${listen}`;
-  await waitFor(async () => (await fetch(`${url}/ok`).catch(() => null))?.ok, 'nginx to answer', 20_000);
+    const nginxDir = path.join(home, 'nginx');
+    mkdirSync(nginxDir, { recursive: true });
+    const listen = await freePort();
+    const conf = path.join(nginxDir, 'nginx.conf');
+    writeFileSync(conf, nginxConfig(readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8'), listen, apis.map((a) => a.port as number), nginxDir));
+    let nginxFailed: Error | undefined;
+    nginx = spawn('nginx', ['-p', nginxDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    nginx.once('error', (err) => (nginxFailed = err));
+    url = `http://127.0.0.1:${listen}`;
+    await waitFor(async () => {
+      if (nginxFailed) throw new Error(`nginx did not start: ${nginxFailed.message}`);
+      return (await fetch(`${url}/ok`).catch(() => null))?.ok;
+    }, 'nginx to answer', 20_000);
+  } catch (err) {
+    // Nothing the cluster started outlives a failed start.
+    await stop();
+    throw err;
+  }
 
   return {
     url,
@@ -120,16 +153,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     },
     home,
     startWorker,
-    async restartRedis() {
+    async restartRedis(downMs = 0) {
       await redis.stop();
+      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
       redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
       await waitFor(() => redisAnswers(redis.url), 'redis to answer again');
     },
-    async stop() {
-      await exitOf(nginx, 'SIGQUIT');
-      await Promise.all([...apis, ...workers].map((p) => exitOf(p.child, 'SIGTERM')));
-      await redis.stop();
-      rmSync(home, { recursive: true, force: true });
-    },
+    stop,
   };
 }

@@ -1,0 +1,92 @@
+// A worker paused (SIGSTOP) past its lock, as a reliability test would: another worker takes its
+// runs over, the thread goes on to its next run, and then the paused worker wakes up, while that
+// next run is streaming or after it ended. Redis refuses everything the woken worker tries to
+// write: every stream has one `metadata` per attempt and one `end`, nothing after it, and every
+// thread keeps every acknowledged turn.
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../src/store/keys.js';
+import { buildDist, startCluster, type Cluster, type ClusterProcess } from '../support/cluster.js';
+import { chatRuns, expectOneWriterAtATime } from '../support/run-invariants.js';
+import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
+import { testGraphs } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
+
+const RUNS = 20;
+/** About 4 s of streamed answer per run. */
+const ANSWER = `${'word '.repeat(39)}done.`;
+
+let llm: ScriptedOpenAI;
+let cluster: Cluster;
+let redis: Redis;
+let chat: ReturnType<typeof chatRuns>;
+
+beforeAll(async () => {
+  buildDist();
+  llm = await startScriptedOpenAI((_request, index) => ({ content: `Answer ${index}: ${ANSWER}`, delayMs: 100 }));
+  process.env.WARREN_TEST_OPENAI_URL = llm.url;
+  cluster = await startCluster({
+    apis: 2,
+    workers: 2,
+    // Each worker takes half of the runs.
+    workerConcurrency: RUNS / 2,
+    config: { graphs: testGraphs('chat'), runtime: { lock_seconds: 2, stalled_check_seconds: 1 } },
+  });
+  redis = new Redis(cluster.redis.url);
+  chat = chatRuns(cluster);
+}, 240_000);
+afterAll(async () => {
+  redis?.disconnect();
+  await cluster?.stop();
+  await llm?.close();
+}, 60_000);
+
+const streamLength = (threadId: string, runId: string) => redis.xlen(keys.runStream(threadId, runId));
+const streaming = async (threads: string[], runs: string[]) => Promise.all(threads.map((t, i) => streamLength(t, runs[i] as string)));
+const lostRuns = (worker: ClusterProcess) => worker.lines.filter((line) => line.includes('run lost')).length;
+
+async function scenario(wake: 'during the next run' | 'after the next run') {
+  const [paused] = cluster.workers as [ClusterProcess];
+  const lostBefore = lostRuns(paused);
+  const threads = await chat.threads(RUNS);
+  const first = await chat.start(threads, 'first question');
+  // Every run is well into its answer when one worker stops answering.
+  await waitFor(async () => (await streaming(threads, first)).every((n) => n >= 12), 'every first run streaming');
+  paused.child.kill('SIGSTOP');
+  await chat.succeeded(threads, first, 'the first runs finished by the other worker');
+  const takenOver = (await Promise.all(threads.map((t, i) => redis.hget(keys.run(t, first[i] as string), 'attempt')))).filter((a) => a !== '1').length;
+  expect(takenOver, 'runs the paused worker held').toBeGreaterThan(0);
+
+  const second = await chat.start(threads, 'second question');
+  if (wake === 'during the next run') {
+    await waitFor(async () => (await streaming(threads, second)).some((n) => n >= 12), 'a second run streaming');
+    paused.child.kill('SIGCONT');
+    await chat.succeeded(threads, second, 'the second runs');
+  } else {
+    await chat.succeeded(threads, second, 'the second runs');
+    paused.child.kill('SIGCONT');
+  }
+  // The woken worker finds out at its first write or lock renewal, and drops each of its runs.
+  await waitFor(async () => lostRuns(paused) - lostBefore >= takenOver, 'the woken worker to drop every run it had lost', 60_000);
+
+  let resumedOnWire = 0;
+  for (const [i, threadId] of threads.entries()) {
+    const attempts = expectOneWriterAtATime(await chat.replay(threadId, first[i] as string, i), `first run on ${threadId}`);
+    if (attempts.length > 1) resumedOnWire += 1;
+    expect(expectOneWriterAtATime(await chat.replay(threadId, second[i] as string, i + 1), `second run on ${threadId}`)).toEqual([1]);
+    expect(await chat.turns(threadId, i), `every acknowledged turn of ${threadId}`).toEqual([
+      `human:first question on ${threadId}`,
+      `ai:${ANSWER}`,
+      `human:second question on ${threadId}`,
+      `ai:${ANSWER}`,
+    ]);
+    expect((await chat.client(i + 1).threads.get(threadId)).status).toBe('idle');
+  }
+  expect(resumedOnWire).toBe(takenOver);
+  console.log(`[paused worker, woken ${wake}] ${takenOver} of ${RUNS} runs taken over; woken worker dropped ${lostRuns(paused) - lostBefore}`);
+}
+
+describe('a paused worker', () => {
+  it('woken while the thread runs its next run: writes nothing, and every turn is kept', () => scenario('during the next run'), 240_000);
+  it('woken after the next run ended: writes nothing, and every turn is kept', () => scenario('after the next run'), 240_000);
+});
