@@ -44,6 +44,33 @@ export class ValidationError extends WarrenError {
   readonly code = 'VALIDATION';
 }
 
+// ── 5xx the client is told about: the message names the cause and nothing of the host ──────
+
+/** The disk (or the quota) ran out while the API wrote for a client; nothing half-written is kept. */
+export class InsufficientStorageError extends WarrenError {
+  readonly statusCode = 507;
+  readonly code = 'INSUFFICIENT_STORAGE';
+}
+
+/** A write as a client may see it: `what` was being written, under `where`; never an absolute path. */
+export interface WriteTarget {
+  what: string;
+  /** The folder as the operator knows it (`WARREN_HOME`, `the skills folder`), if known. */
+  where?: string;
+}
+
+/**
+ * The one place that recognises a full disk: ENOSPC, or EDQUOT (a quota, the same thing for the
+ * client), becomes an InsufficientStorageError naming `target`; any other error is returned as is.
+ */
+export function asStorageError<E>(err: E, target: WriteTarget): E | InsufficientStorageError {
+  const code = errnoCode(err);
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return err;
+  const disk = target.where ? `the disk holding ${target.where}` : 'the disk';
+  const state = code === 'EDQUOT' ? `the quota on ${disk} is used up` : `${disk} is full`;
+  return new InsufficientStorageError(`Insufficient storage: ${state} while writing ${target.what}.`, { cause: err });
+}
+
 // ── start-up and configuration ────────────────────────────────────────────────────────────
 
 /** A configuration fault found at boot: the process prints the message and exits. */

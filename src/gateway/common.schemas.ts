@@ -16,3 +16,6 @@ export const errorResponses = {
   404: ErrorSchema,
   422: ErrorSchema,
 } as const;
+
+/** Routes that write files also answer 507 when the disk (or its quota) is full. */
+export const writeErrorResponses = { ...errorResponses, 507: ErrorSchema } as const;

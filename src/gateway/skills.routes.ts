@@ -1,7 +1,7 @@
 // /api/skills: list, detail, enable, disable, install.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { ErrorSchema, errorResponses, SuccessSchema } from './common.schemas.js';
+import { ErrorSchema, errorResponses, SuccessSchema, writeErrorResponses } from './common.schemas.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { SkillDetailSchema, SkillInstallResultSchema, SkillListSchema, SkillParamsSchema } from './skills.schemas.js';
 import { createSkillsService, MAX_SKILL_ARCHIVE_BYTES } from './skills.service.js';
@@ -23,7 +23,7 @@ export async function skillRoutes(app: FastifyInstance, deps: GatewayDeps): Prom
   for (const action of ['enable', 'disable'] as const) {
     r.post(
       `/skills/:skill_name/${action}`,
-      { schema: { tags, params: SkillParamsSchema, response: { 200: SuccessSchema, ...errorResponses } } },
+      { schema: { tags, params: SkillParamsSchema, response: { 200: SuccessSchema, ...writeErrorResponses } } },
       async (req) => skills.setEnabled(req.params.skill_name, action === 'enable'),
     );
   }
@@ -35,7 +35,7 @@ export async function skillRoutes(app: FastifyInstance, deps: GatewayDeps): Prom
         tags,
         consumes: ['multipart/form-data'],
         description: 'Installs a `.skill` archive (a zip) sent as the multipart part `file`.',
-        response: { 200: SkillInstallResultSchema, 409: ErrorSchema, ...errorResponses },
+        response: { 200: SkillInstallResultSchema, 409: ErrorSchema, ...writeErrorResponses },
       },
     },
     async (req) => skills.install(await req.file({ limits: { fileSize: MAX_SKILL_ARCHIVE_BYTES, files: 1 }, throwFileSizeLimit: false })),

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyBaseLogger } from 'fastify';
-import { BadRequestError, ConflictError, errnoCode, NotFoundError } from '../errors.js';
+import { asStorageError, BadRequestError, ConflictError, errnoCode, NotFoundError } from '../errors.js';
 import { scanSkills, SKILL_CATEGORIES, type SkillRecord } from '../skills/catalog.js';
 import { parseSkillManifest, type SkillManifest } from '../skills/manifest.js';
 import { tempPathIn } from '../store/thread-files.js';
@@ -17,6 +17,8 @@ import { openSkillArchive } from './skill-archive.js';
 import type { SkillDetail, SkillInstallResult, SkillList, SkillSummary } from './skills.schemas.js';
 
 export const MAX_SKILL_ARCHIVE_BYTES = 50 * 1024 * 1024;
+/** The skills folder as a full disk's message names it: its real path is the host's business. */
+const SKILLS_FOLDER = 'the skills folder';
 
 type SkillsDeps = Pick<GatewayDeps, 'skillsDir' | 'extensions' | 'announceExtensionsChanged'>;
 
@@ -68,16 +70,18 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
         throw new BadRequestError(`Unexpected part "${part.fieldname}": send the .skill archive in a part named "file".`);
       }
       const customDir = path.join(deps.skillsDir, 'custom');
-      await mkdir(customDir, { recursive: true });
       // The work folder sits beside its destination, so the final rename stays on one filesystem.
       const work = tempPathIn(customDir);
-      await mkdir(work);
       let installed: SkillManifest;
       try {
+        await mkdir(customDir, { recursive: true });
+        await mkdir(work);
         const archivePath = path.join(work, 'archive.skill');
         await pipeline(part.file, createWriteStream(archivePath, { flags: 'wx' }));
         if (part.file.truncated) throw new BadRequestError(`Invalid skill archive: it is larger than ${MAX_SKILL_ARCHIVE_BYTES / (1024 * 1024)} MiB.`);
         installed = await unpack(archivePath, work, customDir, deps.skillsDir, log);
+      } catch (err) {
+        throw asStorageError(err, { where: SKILLS_FOLDER, what: 'the skill archive' });
       } finally {
         await rm(work, { recursive: true, force: true });
       }
@@ -100,7 +104,9 @@ async function unpack(archivePath: string, work: string, customDir: string, skil
     if (taken || folderTaken.includes(true)) throw new ConflictError(`A skill named '${manifest.name}' already exists.`);
     const unpacked = path.join(work, 'skill');
     await mkdir(unpacked);
-    await archive.extractTo(unpacked);
+    await archive.extractTo(unpacked).catch((err: unknown) => {
+      throw asStorageError(err, { where: SKILLS_FOLDER, what: `the files of skill '${manifest.name}'` });
+    });
     try {
       await rename(unpacked, destination);
     } catch (err) {

@@ -26,12 +26,14 @@ export function markdownNameFor(source: string, index: ConversionIndex, isUpload
   return null;
 }
 
-/** Removes the conversions of `source` (files and index entries), except `keep`. */
-export async function dropConversionsOf(dir: string, index: ConversionIndex, source: string, keep?: string): Promise<void> {
-  for (const [md, owner] of [...index]) {
-    if (owner !== source || md === keep) continue;
-    // Already gone is fine: the goal is that it does not exist.
-    await unlink(path.join(dir, md)).catch(() => undefined);
-    index.delete(md);
-  }
+/** Takes the conversions of `source`, except `keep`, out of the index; returns their names. */
+export function takeConversionsOf(index: ConversionIndex, source: string, keep?: string): string[] {
+  const taken = [...index].filter(([md, owner]) => owner === source && md !== keep).map(([md]) => md);
+  for (const md of taken) index.delete(md);
+  return taken;
+}
+
+/** Removes conversion files; one already gone is fine, the goal is that it does not exist. */
+export async function removeConversions(dir: string, names: Iterable<string>): Promise<void> {
+  for (const md of names) await unlink(path.join(dir, md)).catch(() => undefined);
 }

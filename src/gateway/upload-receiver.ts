@@ -6,7 +6,7 @@ import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Multipart } from '@fastify/multipart';
-import { BadRequestError, PayloadTooLargeError } from '../errors.js';
+import { asStorageError, BadRequestError, errnoCode, PayloadTooLargeError } from '../errors.js';
 import { fileNameProblem, tempPathIn } from '../store/thread-files.js';
 import type { UploadLimits } from './gateway-deps.js';
 
@@ -55,12 +55,12 @@ function byteCounter(onBytes: (n: number) => void): Transform {
   });
 }
 
-/** Fastify-multipart's own limit errors, reworded. */
-function translate(err: unknown, limits: UploadLimits): unknown {
-  const code = (err as { code?: string }).code;
+/** Fastify-multipart's own limit errors reworded, and a full disk named by the file being written. */
+function translate(err: unknown, limits: UploadLimits, writing: ReceivedFile | undefined): unknown {
+  const code = errnoCode(err);
   if (code === 'FST_FILES_LIMIT') return new PayloadTooLargeError(`Too many files: at most ${limits.maxFiles} per request.`);
   if (code === 'FST_REQ_FILE_TOO_LARGE') return new PayloadTooLargeError(`A file is larger than the limit of ${formatBytes(limits.maxFileBytes)}.`);
-  return err;
+  return asStorageError(err, { where: 'WARREN_HOME', what: writing ? `the upload ${writing.filename}` : 'an upload' });
 }
 
 export async function receiveUploads(parts: AsyncIterable<Multipart>, dir: string, limits: UploadLimits): Promise<ReceivedFile[]> {
@@ -100,7 +100,7 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, dir: strin
     }
   } catch (err) {
     await Promise.all(received.map((f) => rm(f.tempPath, { force: true })));
-    throw translate(err, limits);
+    throw translate(err, limits, received.at(-1));
   }
   if (received.length === 0) throw new BadRequestError(`No files were uploaded: send them in multipart parts named "${UPLOAD_FIELD}".`);
   return received;

@@ -1,6 +1,8 @@
-// Uploads: files land in the thread's uploads folder (temporary names, renamed once the whole
-// request is in), then each PDF or Office document is converted to Markdown in the conversion
-// sandbox. A failed conversion never fails the upload: the entry says why instead.
+// Uploads: files land in the thread's uploads folder under temporary names, each PDF or Office
+// document is converted to Markdown in the conversion sandbox, and only once every file of the
+// request (uploads, conversions, the index) is written is any of it renamed into place. So a
+// full disk, or any failure before that, leaves the thread's previous files as they were.
+// A failed conversion never fails the upload: the entry says why instead.
 import { lstat, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Multipart } from '@fastify/multipart';
@@ -8,12 +10,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import { CONVERTIBLE_EXTENSIONS } from '../convert/convert.js';
 import { convertInSandbox } from '../convert/sandbox.js';
 import { BadRequestError, ConflictError, ConversionError, NotFoundError } from '../errors.js';
-import { fileNameProblem, isTempName, virtualPath, writeFileAtomic } from '../store/thread-files.js';
+import { fileNameProblem, isTempName, stageFile, virtualPath, type StagedFile } from '../store/thread-files.js';
 import type { Success } from './common.schemas.js';
 import { createKeyedLock, createLimiter } from './concurrency.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { readConversionIndex, writeConversionIndex, type ConversionIndex } from '../store/upload-index.js';
-import { dropConversionsOf, isConvertible, markdownNameFor } from './upload-conversions.js';
+import { readConversionIndex, stageConversionIndex, writeConversionIndex, type ConversionIndex } from '../store/upload-index.js';
+import { isConvertible, markdownNameFor, removeConversions, takeConversionsOf } from './upload-conversions.js';
 import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
 import type { UploadedFile, UploadList, UploadResult } from './uploads.schemas.js';
 
@@ -36,15 +38,15 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     };
   };
 
-  /** Converts the stored uploads (in parallel, within the limiter): Markdown or the reason why not. */
-  async function convertAll(dir: string, names: string[]): Promise<Map<string, Conversion>> {
+  /** Converts the received documents (in parallel, within the limiter): Markdown or the reason why not. */
+  async function convertAll(documents: ReceivedFile[]): Promise<Map<string, Conversion>> {
     const outcomes = await Promise.all(
-      names.map(async (name): Promise<[string, Conversion]> => {
+      documents.map(async ({ filename: name, tempPath }): Promise<[string, Conversion]> => {
         try {
           const markdown = await conversions.run(async () => {
             const started = performance.now();
             try {
-              return await convertInSandbox(await readFile(path.join(dir, name)), name, conversionLimits);
+              return await convertInSandbox(await readFile(tempPath), name, conversionLimits);
             } finally {
               deps.onConversion?.(path.extname(name).toLowerCase() || 'none', (performance.now() - started) / 1000);
             }
@@ -59,11 +61,11 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     return new Map(outcomes);
   }
 
-  /** Writes one document's Markdown under a name no other upload owns; returns that name or why not. */
-  async function place(dir: string, source: string, markdown: string, index: ConversionIndex, isUpload: (n: string) => boolean) {
+  /** Stages one document's Markdown under a name no other upload owns; returns that name or why not. */
+  async function place(dir: string, source: string, markdown: string, index: ConversionIndex, isUpload: (n: string) => boolean, staged: StagedFile[]) {
     const mdName = markdownNameFor(source, index, isUpload);
     if (!mdName) return { message: `${source} was not converted: both of its Markdown names are taken by other uploads.` };
-    await writeFileAtomic(path.join(dir, mdName), markdown);
+    staged.push(await stageFile(path.join(dir, mdName), markdown, `the Markdown conversion ${mdName}`));
     index.set(mdName, source);
     return { markdown_file: mdName };
   }
@@ -83,36 +85,47 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         throw new ConflictError(`The thread's uploads already hold a folder named ${name}.`);
       }
     }
-    for (const file of byName.values()) await rename(file.tempPath, path.join(dir, file.filename));
     for (const name of byName.keys()) present.add(name);
     const index = await readConversionIndex(files, threadId);
     // What was just uploaded is an upload now, even if a conversion had that name before.
     for (const name of byName.keys()) index.delete(name);
     const isUpload = (name: string) => present.has(name) && !index.has(name);
-    const documents = [...byName.keys()].filter((name) => isConvertible(name, CONVERTIBLE_EXTENSIONS));
-    const converted = await convertAll(dir, documents);
+    const converted = await convertAll([...byName.values()].filter((f) => isConvertible(f.filename, CONVERTIBLE_EXTENSIONS)));
 
+    // Conversions and the index, written beside their targets until everything is on disk.
+    const written: StagedFile[] = [];
+    const stale: string[] = [];
     const entries: UploadedFile[] = [];
     const notes: string[] = [];
-    for (const file of byName.values()) {
-      const entry: UploadedFile = { filename: file.filename, size: file.size, ...describe(threadId, file.filename) };
-      const conversion = converted.get(file.filename);
-      if (conversion) {
-        const outcome = 'markdown' in conversion ? await place(dir, file.filename, conversion.markdown, index, isUpload) : conversion;
-        // An older conversion of a previous version of this file would now be wrong.
-        await dropConversionsOf(dir, index, file.filename, 'markdown_file' in outcome ? outcome.markdown_file : undefined);
-        if ('markdown_file' in outcome) {
-          const md = describe(threadId, outcome.markdown_file);
-          Object.assign(entry, { markdown_file: outcome.markdown_file, markdown_path: md.path, markdown_virtual_path: md.virtual_path, markdown_artifact_url: md.artifact_url });
-        } else {
-          log.info({ thread_id: threadId, filename: file.filename, reason: outcome.message }, 'upload not converted');
-          entry.message = outcome.message;
-          notes.push(outcome.message);
+    try {
+      for (const file of byName.values()) {
+        const entry: UploadedFile = { filename: file.filename, size: file.size, ...describe(threadId, file.filename) };
+        const conversion = converted.get(file.filename);
+        if (conversion) {
+          const outcome = 'markdown' in conversion ? await place(dir, file.filename, conversion.markdown, index, isUpload, written) : conversion;
+          // An older conversion of a previous version of this file would now be wrong.
+          stale.push(...takeConversionsOf(index, file.filename, 'markdown_file' in outcome ? outcome.markdown_file : undefined));
+          if ('markdown_file' in outcome) {
+            const md = describe(threadId, outcome.markdown_file);
+            Object.assign(entry, { markdown_file: outcome.markdown_file, markdown_path: md.path, markdown_virtual_path: md.virtual_path, markdown_artifact_url: md.artifact_url });
+          } else {
+            log.info({ thread_id: threadId, filename: file.filename, reason: outcome.message }, 'upload not converted');
+            entry.message = outcome.message;
+            notes.push(outcome.message);
+          }
         }
+        entries.push(entry);
       }
-      entries.push(entry);
+      written.push(await stageConversionIndex(files, threadId, index));
+      // Nothing from here on needs space. Stale conversions go before the renames, so one whose
+      // name a new conversion took is replaced, not removed.
+      await removeConversions(dir, stale);
+      for (const file of byName.values()) await rename(file.tempPath, path.join(dir, file.filename));
+      for (const file of written) await rename(file.temp, file.target);
+    } finally {
+      // The received files' temporary names are the caller's to remove; these are this function's.
+      await Promise.all(written.map((f) => rm(f.temp, { force: true })));
     }
-    await writeConversionIndex(files, threadId, index);
     const count = `Uploaded ${entries.length} file${entries.length === 1 ? '' : 's'}.`;
     return { success: true, files: entries, message: [count, ...notes].join(' ') };
   }
@@ -157,7 +170,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         await unlink(target);
         const index = await readConversionIndex(files, threadId);
         index.delete(filename);
-        await dropConversionsOf(dir, index, filename);
+        await removeConversions(dir, takeConversionsOf(index, filename));
         await writeConversionIndex(files, threadId, index);
         return { success: true, message: `Deleted ${filename}` };
       });

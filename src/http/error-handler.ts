@@ -1,7 +1,8 @@
-// The one error path. Every error becomes `{detail: string}`; 5xx bodies are generic and the
-// full error goes to the request's log only. The handler ends in a fixed body that cannot throw.
+// The one error path. Every error becomes `{detail: string}`; 5xx bodies are generic, except a
+// Warren error's (507: the disk is full), whose message is written to be shown. The full error
+// goes to the request's log only. The handler ends in a fixed body that cannot throw.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isWarrenError } from '../errors.js';
+import { asStorageError, isWarrenError } from '../errors.js';
 
 const GENERIC_500 = '{"detail":"Internal server error"}';
 
@@ -46,16 +47,21 @@ function validationDetail(err: FastifyError): string {
   return `${path} ${first.message ?? 'is invalid'}${extra}`;
 }
 
-export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+export function errorHandler(raw: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // A full disk that no write site named (a folder being created, say) still gets its 507.
+  const err = asStorageError(raw, { what: 'a file for this request' });
   const status = statusOf(err);
   try {
     if (status >= 500) {
       request.log.error({ err }, 'request failed');
-      void reply.code(500).type('application/json').send(GENERIC_500);
-      return;
+      if (!isWarrenError(err)) {
+        void reply.code(500).type('application/json').send(GENERIC_500);
+        return;
+      }
+    } else {
+      request.log.info({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
     }
-    request.log.info({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
-    const detail = err.validation ? validationDetail(err) : err.message || 'Bad request';
+    const detail = 'validation' in err && err.validation ? validationDetail(err) : err.message || 'Bad request';
     void reply.code(status).send({ detail });
   } catch (inner) {
     request.log.error({ err: inner }, 'error handler failed');

@@ -6,8 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic as writeAtomic } from '../config/atomic-file.js';
-import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
+import { writeFileAtomic as writeAtomic, writeTempFile } from '../config/atomic-file.js';
+import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type WriteTarget } from '../errors.js';
 
 export const USER_DATA_AREAS = ['uploads', 'outputs', 'workspace'] as const;
 export type UserDataArea = (typeof USER_DATA_AREAS)[number];
@@ -212,7 +212,26 @@ export function createThreadFiles(home: string): ThreadFiles {
   };
 }
 
+/** How a full disk names a write under WARREN_HOME: `what`, or else the file's name. */
+const homeTarget = (file: string, what?: string): WriteTarget => ({ where: 'WARREN_HOME', what: what ?? path.basename(file) });
+
 /** Writes `data` to `file` atomically, through a reserved temporary name in the same folder. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  await writeAtomic(file, tempPathIn(path.dirname(file)), data);
+export async function writeFileAtomic(file: string, data: string | Uint8Array, what?: string): Promise<void> {
+  await writeAtomic(file, tempPathIn(path.dirname(file)), data, { target: homeTarget(file, what) });
+}
+
+/** A file written under a temporary name beside its target, not yet renamed into place. */
+export interface StagedFile {
+  temp: string;
+  target: string;
+}
+
+/**
+ * Writes `data` beside `file` under a reserved temporary name. The caller renames it into place
+ * once every file of the change is written, or removes it.
+ */
+export async function stageFile(file: string, data: string | Uint8Array, what?: string): Promise<StagedFile> {
+  const staged = { temp: tempPathIn(path.dirname(file)), target: file };
+  await writeTempFile(staged.temp, data, { target: homeTarget(file, what) });
+  return staged;
 }

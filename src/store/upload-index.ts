@@ -2,7 +2,7 @@
 // threads/{id}/uploads-index.json, beside user-data so the agent never sees it. The gateway
 // writes it when it converts or deletes; the workers read it to tell the agent about uploads.
 import { readFile } from 'node:fs/promises';
-import { writeFileAtomic, type ThreadFiles } from './thread-files.js';
+import { stageFile, writeFileAtomic, type StagedFile, type ThreadFiles } from './thread-files.js';
 
 const INDEX_FILE = 'uploads-index.json';
 
@@ -26,7 +26,15 @@ export async function readConversionIndex(files: ThreadFiles, threadId: string):
   return index;
 }
 
+const serialise = (index: ConversionIndex) =>
+  `${JSON.stringify({ conversions: Object.fromEntries([...index].sort(([a], [b]) => a.localeCompare(b))) }, null, 2)}\n`;
+const WHAT = 'the uploads index';
+
 export async function writeConversionIndex(files: ThreadFiles, threadId: string, index: ConversionIndex): Promise<void> {
-  const body = { conversions: Object.fromEntries([...index].sort(([a], [b]) => a.localeCompare(b))) };
-  await writeFileAtomic(files.metaFile(threadId, INDEX_FILE), `${JSON.stringify(body, null, 2)}\n`);
+  await writeFileAtomic(files.metaFile(threadId, INDEX_FILE), serialise(index), WHAT);
+}
+
+/** Writes the index under a temporary name, for the caller to rename with the files it describes. */
+export function stageConversionIndex(files: ThreadFiles, threadId: string, index: ConversionIndex): Promise<StagedFile> {
+  return stageFile(files.metaFile(threadId, INDEX_FILE), serialise(index), WHAT);
 }

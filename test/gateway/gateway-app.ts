@@ -30,10 +30,12 @@ export interface GatewayAppOptions {
   gateway?: Partial<GatewaySettings>;
   /** Copy the project's shipped public skills into the test's skills folder. */
   withPublicSkills?: boolean;
+  /** An existing empty folder to use as WARREN_HOME (a mount point, say): the caller removes it. */
+  home?: string;
 }
 
 export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<GatewayApp> {
-  const home = mkdtempSync(path.join(tmpdir(), 'warren-gateway-'));
+  const home = options.home ?? mkdtempSync(path.join(tmpdir(), 'warren-gateway-'));
   const skillsDir = path.join(home, 'skills');
   mkdirSync(path.join(skillsDir, 'public'), { recursive: true });
   if (options.withPublicSkills) cpSync(path.join(PROJECT_SKILLS_DIR, 'public'), path.join(skillsDir, 'public'), { recursive: true });
@@ -51,7 +53,7 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
     listen: () => (address ??= api.app.listen({ port: 0, host: '127.0.0.1' })),
     async close() {
       await api.close();
-      rmSync(home, { recursive: true, force: true });
+      if (!options.home) rmSync(home, { recursive: true, force: true });
     },
   };
 }

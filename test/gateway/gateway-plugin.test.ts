@@ -33,6 +33,22 @@ describe('gateway plugin', () => {
     expect(paths.some((p) => p.startsWith('/api/threads/{thread_id}/artifacts/'))).toBe(true);
   });
 
+  it('documents 507 on the routes that write files, and only there', async () => {
+    const { paths } = (await gw.api.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const writes = [
+      ['/api/threads/{thread_id}/uploads', 'post'],
+      ['/api/threads/{thread_id}/uploads/{filename}', 'delete'],
+      ['/api/skills/install', 'post'],
+      ['/api/skills/{skill_name}/enable', 'post'],
+      ['/api/skills/{skill_name}/disable', 'post'],
+      ['/api/mcp/config', 'put'],
+    ];
+    for (const [route, method] of writes) expect(paths[route][method].responses, `${method} ${route}`).toHaveProperty('507');
+    for (const [route, method] of [['/api/threads/{thread_id}/uploads/list', 'get'], ['/api/skills/{skill_name}', 'get']]) {
+      expect(paths[route][method].responses, `${method} ${route}`).not.toHaveProperty('507');
+    }
+  });
+
   it('accepts multipart only inside the gateway', async () => {
     const body = await multipart([{ field: 'files', name: 'a.txt', data: 'x' }]);
     const res = await gw.api.app.inject({ method: 'POST', url: '/api/langgraph/threads', ...body });

@@ -4,7 +4,9 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_MAX_CHARS } from '../../workers/tools/file-tools.js';
 import { createSandboxTools } from '../../workers/tools/sandbox-tools.js';
+import { createThreadFiles } from '../../src/store/thread-files.js';
 import { callTool, createTestHome, findTool, sandboxConfig, type TestHome } from '../sandbox/support.js';
+import { mountSmallDisk, type SmallDisk } from '../support/full-disk.js';
 
 const A = 'files-a';
 const B = 'files-b';
@@ -172,5 +174,29 @@ describe('str_replace', () => {
     await expect(call('str_replace', { path: '/mnt/user-data/workspace/nope.txt', old_str: 'a', new_str: 'b' })).rejects.toThrow(/does not exist/);
     await expect(call('str_replace', { path: '/mnt/user-data/workspace/blob.bin', old_str: 'a', new_str: 'b' })).rejects.toThrow(/binary/);
     expect(await readFile(path.join(t.files.areaDir(B, 'workspace'), 'secret.txt'), 'utf8')).toBe('B only');
+  });
+});
+
+describe('on a full disk', () => {
+  let disk: SmallDisk;
+  let full: StructuredToolInterface[];
+  beforeAll(async () => {
+    disk = mountSmallDisk('file-tools-full');
+    ({ tools: full } = await createSandboxTools({ files: createThreadFiles(disk.dir), skillsDir: t.skillsDir, sandbox: sandboxConfig(), log: t.log, bwrapPath: null }));
+  });
+  afterAll(() => disk?.remove());
+
+  it('write_file and str_replace say the disk is full, name the virtual path, and keep the file', async () => {
+    const file = '/mnt/user-data/workspace/notes.txt';
+    const run = (name: string, args: Record<string, unknown>) => callTool(findTool(full, name), { path: file, ...args }, A);
+    await run('write_file', { content: 'kept' });
+    const real = path.join(disk.dir, 'threads', A, 'user-data', 'workspace');
+    const reason = `Insufficient storage: the disk holding WARREN_HOME is full while writing ${file}.`;
+    await disk.whileFull(0, async () => {
+      await expect(run('write_file', { content: 'lost' })).rejects.toThrow(reason);
+      await expect(run('str_replace', { old_str: 'kept', new_str: 'lost' })).rejects.toThrow(reason);
+    });
+    expect(await readFile(path.join(real, 'notes.txt'), 'utf8')).toBe('kept');
+    expect(await readdir(real)).toEqual(['notes.txt']);
   });
 });

@@ -5,7 +5,7 @@
 // Error messages name virtual paths only: the model never learns where WARREN_HOME is.
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { BadRequestError, ForbiddenError, NotFoundError, isWarrenError } from '../../src/errors.js';
+import { BadRequestError, ForbiddenError, InsufficientStorageError, NotFoundError, isWarrenError } from '../../src/errors.js';
 import {
   USER_DATA_AREAS,
   VIRTUAL_USER_DATA,
@@ -88,6 +88,8 @@ export function parseAgentPath(virtualPath: string): AgentPath {
 
 /** Turns a file-system error into one that names the virtual path instead of the real one. */
 export function describeFsError(err: unknown, virtual: string): Error {
+  // The atomic write already named the virtual path and said why (the disk is full).
+  if (err instanceof InsufficientStorageError) return err;
   const code = (err as NodeJS.ErrnoException | null)?.code;
   switch (code) {
     case 'ENOENT':
