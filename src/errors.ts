@@ -44,6 +44,14 @@ export class ValidationError extends WarrenError {
   readonly code = 'VALIDATION';
 }
 
+// ── 5xx a client may retry: answered with the message, which is written for clients ───────
+
+/** The server could not do it now (a lock on a shared file not had in time); retrying may work. */
+export class ServiceUnavailableError extends WarrenError {
+  readonly statusCode = 503;
+  readonly code = 'SERVICE_UNAVAILABLE';
+}
+
 // ── start-up and configuration ────────────────────────────────────────────────────────────
 
 /** A configuration fault found at boot: the process prints the message and exits. */

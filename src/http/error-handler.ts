@@ -1,5 +1,6 @@
 // The one error path. Every error becomes `{detail: string}`; 5xx bodies are generic and the
-// full error goes to the request's log only. The handler ends in a fixed body that cannot throw.
+// full error goes to the request's log only, except a Warren error's (a 503 to retry), whose
+// message is written for clients. The handler ends in a fixed body that cannot throw.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isWarrenError } from '../errors.js';
 
@@ -49,12 +50,13 @@ function validationDetail(err: FastifyError): string {
 export function errorHandler(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const status = statusOf(err);
   try {
-    if (status >= 500) {
+    if (status >= 500 && !isWarrenError(err)) {
       request.log.error({ err }, 'request failed');
       void reply.code(500).type('application/json').send(GENERIC_500);
       return;
     }
-    request.log.info({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
+    // A 503 is the server's trouble, if a passing one: worth a warning.
+    request.log[status >= 500 ? 'warn' : 'info']({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
     const detail = err.validation ? validationDetail(err) : err.message || 'Bad request';
     void reply.code(status).send({ detail });
   } catch (inner) {
