@@ -7,6 +7,21 @@ import { open, rename, rm } from 'node:fs/promises';
 export interface AtomicWriteOptions {
   /** File mode of the new file (configuration holding secrets: 0o600). */
   mode?: number;
+  /**
+   * Awaited after the data is flushed and right before the rename; a throw leaves the target
+   * as it was. A WriteGuard's `confirm` goes here.
+   */
+  beforeRename?: () => Promise<void>;
+}
+
+/**
+ * Runs read-modify-writes of one shared file (or set of files) one at a time across every
+ * process. `task` receives `confirm`, to await right before each rename: it throws when the
+ * guard was lost meanwhile (a lease lapsed and another writer may have taken over), so a
+ * stale writer renames nothing over a newer write.
+ */
+export interface WriteGuard {
+  run<T>(task: (confirm: () => Promise<void>) => Promise<T>): Promise<T>;
 }
 
 /** Writes `data` to `file` through `temp`, a fresh path in the same folder. */
@@ -19,6 +34,7 @@ export async function writeFileAtomic(file: string, temp: string, data: string |
     } finally {
       await handle.close();
     }
+    await options.beforeRename?.();
     await rename(temp, file);
   } catch (err) {
     await rm(temp, { force: true });

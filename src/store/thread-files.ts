@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { writeFileAtomic as writeAtomic } from '../config/atomic-file.js';
+import { writeFileAtomic as writeAtomic, type AtomicWriteOptions } from '../config/atomic-file.js';
 import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../errors.js';
 
 export const USER_DATA_AREAS = ['uploads', 'outputs', 'workspace'] as const;
@@ -213,6 +213,6 @@ export function createThreadFiles(home: string): ThreadFiles {
 }
 
 /** Writes `data` to `file` atomically, through a reserved temporary name in the same folder. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
-  await writeAtomic(file, tempPathIn(path.dirname(file)), data);
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  await writeAtomic(file, tempPathIn(path.dirname(file)), data, options);
 }
