@@ -16,3 +16,6 @@ export const errorResponses = {
   404: ErrorSchema,
   422: ErrorSchema,
 } as const;
+
+/** A write under a lock on shared files may also answer 503: the lock was not had in time. */
+export const lockedWriteResponses = { 503: ErrorSchema } as const;

@@ -1,6 +1,8 @@
-// Uploads: files land in the thread's uploads folder (temporary names, renamed once the whole
-// request is in), then each PDF or Office document is converted to Markdown in the conversion
-// sandbox. A failed conversion never fails the upload: the entry says why instead.
+// Uploads: files land in the thread's uploads folder (temporary names), each PDF or Office
+// document is converted to Markdown in the conversion sandbox, and only then, under the
+// thread's uploads lock (shared by every API replica), are they renamed into place and the
+// conversion index updated. The slow part stays outside the lock. A failed conversion never
+// fails the upload: the entry says why instead.
 import { lstat, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Multipart } from '@fastify/multipart';
@@ -10,19 +12,18 @@ import { convertInSandbox } from '../convert/sandbox.js';
 import { BadRequestError, ConflictError, ConversionError, NotFoundError } from '../errors.js';
 import { fileNameProblem, isTempName, virtualPath, writeFileAtomic } from '../store/thread-files.js';
 import type { Success } from './common.schemas.js';
-import { createKeyedLock, createLimiter } from './concurrency.js';
+import { createLimiter } from './concurrency.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { readConversionIndex, writeConversionIndex, type ConversionIndex } from '../store/upload-index.js';
 import { dropConversionsOf, isConvertible, markdownNameFor } from './upload-conversions.js';
 import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
 import type { UploadedFile, UploadList, UploadResult } from './uploads.schemas.js';
 
-type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion'>;
+type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock'>;
 type Conversion = { markdown: string } | { message: string };
 
 export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) {
   const { files, settings } = deps;
-  const threadLock = createKeyedLock();
   const conversions = createLimiter(settings.maxConcurrentConversions);
   // As many warm sandbox workers as conversions the limiter lets through, so none waits twice.
   const conversionLimits = { ...settings.conversion, maxWorkers: settings.conversion.maxWorkers ?? settings.maxConcurrentConversions };
@@ -36,15 +37,15 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     };
   };
 
-  /** Converts the stored uploads (in parallel, within the limiter): Markdown or the reason why not. */
-  async function convertAll(dir: string, names: string[]): Promise<Map<string, Conversion>> {
+  /** Converts the received documents (in parallel, within the limiter): Markdown or the reason why not. */
+  async function convertAll(documents: ReceivedFile[]): Promise<Map<string, Conversion>> {
     const outcomes = await Promise.all(
-      names.map(async (name): Promise<[string, Conversion]> => {
+      documents.map(async ({ filename: name, tempPath }): Promise<[string, Conversion]> => {
         try {
           const markdown = await conversions.run(async () => {
             const started = performance.now();
             try {
-              return await convertInSandbox(await readFile(path.join(dir, name)), name, conversionLimits);
+              return await convertInSandbox(await readFile(tempPath), name, conversionLimits);
             } finally {
               deps.onConversion?.(path.extname(name).toLowerCase() || 'none', (performance.now() - started) / 1000);
             }
@@ -60,22 +61,33 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
   }
 
   /** Writes one document's Markdown under a name no other upload owns; returns that name or why not. */
-  async function place(dir: string, source: string, markdown: string, index: ConversionIndex, isUpload: (n: string) => boolean) {
+  async function place(dir: string, source: string, markdown: string, index: ConversionIndex, isUpload: (n: string) => boolean, confirm: () => Promise<void>) {
     const mdName = markdownNameFor(source, index, isUpload);
     if (!mdName) return { message: `${source} was not converted: both of its Markdown names are taken by other uploads.` };
-    await writeFileAtomic(path.join(dir, mdName), markdown);
+    await writeFileAtomic(path.join(dir, mdName), markdown, { beforeRename: confirm });
     index.set(mdName, source);
     return { markdown_file: mdName };
   }
 
-  async function store(threadId: string, dir: string, received: ReceivedFile[]): Promise<UploadResult> {
-    // A name sent twice in one request: the last one wins, like a re-upload.
+  /** One file per name: a name sent twice in one request is kept last, like a re-upload. */
+  async function lastOfEachName(received: ReceivedFile[]): Promise<Map<string, ReceivedFile>> {
     const byName = new Map<string, ReceivedFile>();
     for (const file of received) {
       const earlier = byName.get(file.filename);
       if (earlier) await rm(earlier.tempPath, { force: true });
       byName.set(file.filename, file);
     }
+    return byName;
+  }
+
+  /** Under the thread's uploads lock: renames the files into place, places the Markdown, writes the index. */
+  async function store(
+    threadId: string,
+    dir: string,
+    byName: Map<string, ReceivedFile>,
+    converted: Map<string, Conversion>,
+    confirm: () => Promise<void>,
+  ): Promise<UploadResult> {
     const present = new Set((await readdir(dir)).filter((n) => !isTempName(n)));
     for (const name of byName.keys()) {
       // Checked before anything is renamed, so a refusal keeps nothing of the request.
@@ -83,14 +95,14 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         throw new ConflictError(`The thread's uploads already hold a folder named ${name}.`);
       }
     }
+    const index = await readConversionIndex(files, threadId);
+    // The lock is still ours (and renewed), so the changes below are not a stale holder's.
+    await confirm();
     for (const file of byName.values()) await rename(file.tempPath, path.join(dir, file.filename));
     for (const name of byName.keys()) present.add(name);
-    const index = await readConversionIndex(files, threadId);
     // What was just uploaded is an upload now, even if a conversion had that name before.
     for (const name of byName.keys()) index.delete(name);
     const isUpload = (name: string) => present.has(name) && !index.has(name);
-    const documents = [...byName.keys()].filter((name) => isConvertible(name, CONVERTIBLE_EXTENSIONS));
-    const converted = await convertAll(dir, documents);
 
     const entries: UploadedFile[] = [];
     const notes: string[] = [];
@@ -98,7 +110,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
       const entry: UploadedFile = { filename: file.filename, size: file.size, ...describe(threadId, file.filename) };
       const conversion = converted.get(file.filename);
       if (conversion) {
-        const outcome = 'markdown' in conversion ? await place(dir, file.filename, conversion.markdown, index, isUpload) : conversion;
+        const outcome = 'markdown' in conversion ? await place(dir, file.filename, conversion.markdown, index, isUpload, confirm) : conversion;
         // An older conversion of a previous version of this file would now be wrong.
         await dropConversionsOf(dir, index, file.filename, 'markdown_file' in outcome ? outcome.markdown_file : undefined);
         if ('markdown_file' in outcome) {
@@ -112,7 +124,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
       }
       entries.push(entry);
     }
-    await writeConversionIndex(files, threadId, index);
+    await writeConversionIndex(files, threadId, index, confirm);
     const count = `Uploaded ${entries.length} file${entries.length === 1 ? '' : 's'}.`;
     return { success: true, files: entries, message: [count, ...notes].join(' ') };
   }
@@ -121,14 +133,14 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     async upload(threadId: string, parts: AsyncIterable<Multipart>): Promise<UploadResult> {
       const dir = await files.ensureArea(threadId, 'uploads');
       const received = await receiveUploads(parts, dir, settings.uploads);
-      return threadLock.run(threadId, async () => {
-        try {
-          return await store(threadId, dir, received);
-        } finally {
-          // Renamed files are gone from their temporary names; anything else must not linger.
-          await Promise.all(received.map((f) => rm(f.tempPath, { force: true })));
-        }
-      });
+      try {
+        const byName = await lastOfEachName(received);
+        const converted = await convertAll([...byName.values()].filter((f) => isConvertible(f.filename, CONVERTIBLE_EXTENSIONS)));
+        return await deps.uploadsLock(threadId).run((confirm) => store(threadId, dir, byName, converted, confirm));
+      } finally {
+        // Renamed files are gone from their temporary names; anything else must not linger.
+        await Promise.all(received.map((f) => rm(f.tempPath, { force: true })));
+      }
     },
 
     async list(threadId: string): Promise<UploadList> {
@@ -146,7 +158,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     async remove(threadId: string, filename: string): Promise<Success> {
       const problem = fileNameProblem(filename);
       if (problem) throw new BadRequestError(`Invalid file name: ${problem}.`);
-      return threadLock.run(threadId, async () => {
+      return deps.uploadsLock(threadId).run(async (confirm) => {
         const dir = await files.resolveVirtual(threadId, virtualPath('uploads', '')).catch((err: unknown) => {
           throw err instanceof NotFoundError ? new NotFoundError(`File not found: ${filename}`) : err;
         });
@@ -154,11 +166,12 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         const info = await lstat(target).catch(() => null);
         if (!info) throw new NotFoundError(`File not found: ${filename}`);
         if (info.isDirectory()) throw new BadRequestError(`${filename} is a folder, not an uploaded file.`);
-        await unlink(target);
         const index = await readConversionIndex(files, threadId);
+        await confirm();
+        await unlink(target);
         index.delete(filename);
         await dropConversionsOf(dir, index, filename);
-        await writeConversionIndex(files, threadId, index);
+        await writeConversionIndex(files, threadId, index, confirm);
         return { success: true, message: `Deleted ${filename}` };
       });
     },

@@ -1,6 +1,7 @@
 // Which Markdown file in a thread's uploads is the conversion of which upload. Kept in
 // threads/{id}/uploads-index.json, beside user-data so the agent never sees it. The gateway
-// writes it when it converts or deletes; the workers read it to tell the agent about uploads.
+// writes it when it converts or deletes, under the thread's uploads lock (every API replica
+// shares the file); the workers read it to tell the agent about uploads.
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomic, type ThreadFiles } from './thread-files.js';
 
@@ -26,7 +27,8 @@ export async function readConversionIndex(files: ThreadFiles, threadId: string):
   return index;
 }
 
-export async function writeConversionIndex(files: ThreadFiles, threadId: string, index: ConversionIndex): Promise<void> {
+/** `beforeRename` is the lock holder's `confirm`, so a holder whose lease lapsed writes nothing. */
+export async function writeConversionIndex(files: ThreadFiles, threadId: string, index: ConversionIndex, beforeRename: () => Promise<void>): Promise<void> {
   const body = { conversions: Object.fromEntries([...index].sort(([a], [b]) => a.localeCompare(b))) };
-  await writeFileAtomic(files.metaFile(threadId, INDEX_FILE), `${JSON.stringify(body, null, 2)}\n`);
+  await writeFileAtomic(files.metaFile(threadId, INDEX_FILE), `${JSON.stringify(body, null, 2)}\n`, { beforeRename });
 }
