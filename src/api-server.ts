@@ -17,6 +17,7 @@ import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
 import { publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
+import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectRedis } from './store/redis.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
@@ -41,6 +42,8 @@ export interface ApiServerOptions {
   timeouts?: Partial<HttpTimeouts>;
   /** Test hook: where the log lines go (instead of stdout). */
   logStream?: DestinationStream;
+  /** Test hook: shorter waits for, and leases of, the locks on shared files. */
+  fileLocks?: Partial<FileLockSettings>;
 }
 
 const MIB = 1024 * 1024;
@@ -57,7 +60,7 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
   };
 }
 
-export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream }: ApiServerOptions): Promise<ApiServer> {
+export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream, fileLocks }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
   const apiKeys = [...(env.apiKeys ?? []), ...config.auth.api_keys];
   const secrets = configSecrets(config, process.env, apiKeys);
@@ -74,10 +77,14 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   });
 
   const metrics = createWarrenMetrics(redis.command, dispatcher.queue);
+  // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
+  // are serialised in Redis, not in this process.
+  const locks = createFileLocks(redis.command, fileLocks);
   const gatewayDeps = {
     config,
     files: createThreadFiles(env.home),
-    extensions: createExtensionsStore(env.extensionsConfigPath),
+    uploadsLock: locks.threadUploads,
+    extensions: createExtensionsStore(env.extensionsConfigPath, locks.extensionsConfig),
     skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
     // Bare names are looked up on the PATH a worker would give the child: the process's own.
     stdioPolicy: { allowedCommands: config.mcp.stdio_allowed_commands, searchPath: process.env.PATH },

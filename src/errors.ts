@@ -46,6 +46,12 @@ export class ValidationError extends WarrenError {
 
 // ── 5xx the client is told about: the message names the cause and nothing of the host ──────
 
+/** The server could not do it now (a lock on a shared file not had in time); retrying may work. */
+export class ServiceUnavailableError extends WarrenError {
+  readonly statusCode = 503;
+  readonly code = 'SERVICE_UNAVAILABLE';
+}
+
 /** The disk (or the quota) ran out while the API wrote for a client; nothing half-written is kept. */
 export class InsufficientStorageError extends WarrenError {
   readonly statusCode = 507;

@@ -11,6 +11,21 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** How a full disk names this write to the client; by default, the file's base name. */
   target?: WriteTarget;
+  /**
+   * Awaited after the data is flushed and right before the rename; a throw leaves the target
+   * as it was. A WriteGuard's `confirm` goes here.
+   */
+  beforeRename?: () => Promise<void>;
+}
+
+/**
+ * Runs read-modify-writes of one shared file (or set of files) one at a time across every
+ * process. `task` receives `confirm`, to await right before each rename: it throws when the
+ * guard was lost meanwhile (a lease lapsed and another writer may have taken over), so a
+ * stale writer renames nothing over a newer write.
+ */
+export interface WriteGuard {
+  run<T>(task: (confirm: () => Promise<void>) => Promise<T>): Promise<T>;
 }
 
 /**
@@ -37,6 +52,7 @@ export async function writeTempFile(temp: string, data: string | Uint8Array, opt
 export async function writeFileAtomic(file: string, temp: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   await writeTempFile(temp, data, { ...options, target: options.target ?? { what: path.basename(file) } });
   try {
+    await options.beforeRename?.();
     await rename(temp, file);
   } catch (err) {
     await rm(temp, { force: true });

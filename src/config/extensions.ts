@@ -1,14 +1,15 @@
 // extensions_config.json: the MCP servers and the skills' enabled state, which the gateway edits
 // and every worker reads. A missing file is an empty configuration. Writes go to a temporary
-// file that is renamed into place, and writes from one process are serialised, so two requests
-// never interleave a read-modify-write.
+// file that is renamed into place, and every read-modify-write runs under a WriteGuard (a
+// fenced Redis lock, built by the composition root), so two requests, on one API replica or
+// on two, never interleave and a writer whose lock lapsed renames nothing.
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError } from '../errors.js';
-import { writeFileAtomic } from './atomic-file.js';
+import { writeFileAtomic, type WriteGuard } from './atomic-file.js';
 import { isEnvRef } from './load-config.js';
 
 export const McpServerTypeSchema = Type.Union([Type.Literal('stdio'), Type.Literal('sse'), Type.Literal('http')]);
@@ -162,13 +163,15 @@ export async function readExtensionsConfig(file: string): Promise<ExtensionsConf
   return candidate;
 }
 
-/** Writes the file atomically (temporary file in the same folder, flushed, then renamed). */
-export async function writeExtensionsConfig(file: string, config: ExtensionsConfig): Promise<void> {
+/**
+ * Writes the file atomically (temporary file in the same folder, flushed, then renamed);
+ * `beforeRename` runs right before the rename and may refuse it by throwing.
+ */
+export async function writeExtensionsConfig(file: string, config: ExtensionsConfig, beforeRename?: () => Promise<void>): Promise<void> {
   const dir = path.dirname(file);
   await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `.${path.basename(file)}.${randomUUID()}.tmp`);
-  await writeFileAtomic(file, temp, `${JSON.stringify(config, null, 2)}
-`, { mode: 0o600 });
+  await writeFileAtomic(file, temp, `${JSON.stringify(config, null, 2)}\n`, { mode: 0o600, ...(beforeRename ? { beforeRename } : {}) });
 }
 
 export interface ExtensionsStore {
@@ -178,22 +181,18 @@ export interface ExtensionsStore {
   update<T>(change: (config: ExtensionsConfig) => T | Promise<T>): Promise<T>;
 }
 
-export function createExtensionsStore(file: string): ExtensionsStore {
-  // The tail of the queue of pending updates; each one starts when the previous settles.
-  let tail: Promise<unknown> = Promise.resolve();
+/** `guard` serialises updates across every process that writes `file`. */
+export function createExtensionsStore(file: string, guard: WriteGuard): ExtensionsStore {
   return {
     file,
     read: () => readExtensionsConfig(file),
-    update<T>(change: (config: ExtensionsConfig) => T | Promise<T>): Promise<T> {
-      const next = tail.then(async () => {
+    update: <T>(change: (config: ExtensionsConfig) => T | Promise<T>): Promise<T> =>
+      guard.run(async (confirm) => {
         const config = await readExtensionsConfig(file);
         const result = await change(config);
-        await writeExtensionsConfig(file, config);
+        await writeExtensionsConfig(file, config, confirm);
         return result;
-      });
-      tail = next.catch(() => undefined);
-      return next;
-    },
+      }),
   };
 }
 

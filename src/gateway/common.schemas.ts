@@ -19,3 +19,6 @@ export const errorResponses = {
 
 /** Routes that write files also answer 507 when the disk (or its quota) is full. */
 export const writeErrorResponses = { ...errorResponses, 507: ErrorSchema } as const;
+
+/** A write under a lock on shared files may also answer 503: the lock was not had in time. */
+export const lockedWriteResponses = { ...writeErrorResponses, 503: ErrorSchema } as const;

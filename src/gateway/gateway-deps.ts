@@ -1,7 +1,8 @@
-// What buildApp hands the gateway route group: configuration, the file stores and a way to tell
-// every process that extensions_config.json changed. No Redis client: the composition root
-// (api-server.ts) wires the announcement.
+// What buildApp hands the gateway route group: configuration, the file stores, the guard on a
+// thread's uploads and a way to tell every process that extensions_config.json changed. No
+// Redis client: the composition root (api-server.ts) wires the locks and the announcement.
 import type { AppConfig } from '../config/app-config.schemas.js';
+import type { WriteGuard } from '../config/atomic-file.js';
 import type { ExtensionsStore } from '../config/extensions.js';
 import type { StdioPolicy } from '../config/mcp-stdio-policy.js';
 import type { SandboxLimits } from '../convert/sandbox.js';
@@ -33,6 +34,8 @@ export interface GatewaySettings {
 export interface GatewayDeps {
   config: AppConfig;
   files: ThreadFiles;
+  /** Serialises changes to one thread's uploads and their index across every API process. */
+  uploadsLock: (threadId: string) => WriteGuard;
   extensions: ExtensionsStore;
   /** Folder holding `public/` and `custom/` skills. */
   skillsDir: string;

@@ -1,7 +1,7 @@
 // /api/mcp/config: read (masked) and replace the MCP server configuration.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { SuccessSchema, writeErrorResponses } from './common.schemas.js';
+import { lockedWriteResponses, SuccessSchema } from './common.schemas.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { McpConfigSchema } from './mcp.schemas.js';
 import { createMcpService } from './mcp.service.js';
@@ -16,7 +16,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: GatewayDeps): Promis
 
   r.put(
     '/mcp/config',
-    { schema: { tags, body: McpConfigSchema, response: { 200: SuccessSchema, ...writeErrorResponses } } },
+    { schema: { tags, body: McpConfigSchema, response: { 200: SuccessSchema, ...lockedWriteResponses } } },
     async (req) => mcp.replace(req.body),
   );
 }

@@ -1,7 +1,7 @@
 // /api/skills: list, detail, enable, disable, install.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { ErrorSchema, errorResponses, SuccessSchema, writeErrorResponses } from './common.schemas.js';
+import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, writeErrorResponses } from './common.schemas.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { SkillDetailSchema, SkillInstallResultSchema, SkillListSchema, SkillParamsSchema } from './skills.schemas.js';
 import { createSkillsService, MAX_SKILL_ARCHIVE_BYTES } from './skills.service.js';
@@ -23,7 +23,7 @@ export async function skillRoutes(app: FastifyInstance, deps: GatewayDeps): Prom
   for (const action of ['enable', 'disable'] as const) {
     r.post(
       `/skills/:skill_name/${action}`,
-      { schema: { tags, params: SkillParamsSchema, response: { 200: SuccessSchema, ...writeErrorResponses } } },
+      { schema: { tags, params: SkillParamsSchema, response: { 200: SuccessSchema, ...lockedWriteResponses } } },
       async (req) => skills.setEnabled(req.params.skill_name, action === 'enable'),
     );
   }

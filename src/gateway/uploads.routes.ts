@@ -1,7 +1,7 @@
 // /api/threads/{thread_id}/uploads: upload (multipart `files`), list, delete.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { ErrorSchema, errorResponses, SuccessSchema, ThreadParamsSchema, writeErrorResponses } from './common.schemas.js';
+import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, ThreadParamsSchema } from './common.schemas.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { multipartOptions } from './upload-receiver.js';
 import { UploadFileParamsSchema, UploadListSchema, UploadResultSchema } from './uploads.schemas.js';
@@ -22,7 +22,7 @@ export async function uploadRoutes(app: FastifyInstance, deps: GatewayDeps): Pro
         consumes: ['multipart/form-data'],
         description: `Multipart part \`files\`, one or more. At most ${limits.maxFiles} files, ${limits.maxFileBytes} bytes each, ${limits.maxRequestBytes} in all (413 beyond).`,
         params: ThreadParamsSchema,
-        response: { 200: UploadResultSchema, 413: ErrorSchema, ...writeErrorResponses },
+        response: { 200: UploadResultSchema, 413: ErrorSchema, ...lockedWriteResponses },
       },
     },
     async (req) => uploads.upload(req.params.thread_id, req.parts(multipartOptions(limits))),
@@ -36,7 +36,7 @@ export async function uploadRoutes(app: FastifyInstance, deps: GatewayDeps): Pro
 
   r.delete(
     '/threads/:thread_id/uploads/:filename',
-    { schema: { tags, params: UploadFileParamsSchema, response: { 200: SuccessSchema, 403: ErrorSchema, ...writeErrorResponses } } },
+    { schema: { tags, params: UploadFileParamsSchema, response: { 200: SuccessSchema, 403: ErrorSchema, ...lockedWriteResponses } } },
     async (req) => uploads.remove(req.params.thread_id, req.params.filename),
   );
 }

@@ -1,8 +1,10 @@
-// Uploads: files land in the thread's uploads folder under temporary names, each PDF or Office
-// document is converted to Markdown in the conversion sandbox, and only once every file of the
-// request (uploads, conversions, the index) is written is any of it renamed into place. So a
-// full disk, or any failure before that, leaves the thread's previous files as they were.
-// A failed conversion never fails the upload: the entry says why instead.
+// Uploads: files land in the thread's uploads folder under temporary names, and each PDF or
+// Office document is converted to Markdown in the conversion sandbox. Then, under the thread's
+// uploads lock (shared by every API replica; the slow conversion stays outside it), the
+// conversions and the index are written beside their targets, and only once every file of the
+// request is written is any of it renamed into place. So a full disk, or any failure before
+// that, leaves the thread's previous files as they were. A failed conversion never fails the
+// upload: the entry says why instead.
 import { lstat, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Multipart } from '@fastify/multipart';
@@ -12,19 +14,18 @@ import { convertInSandbox } from '../convert/sandbox.js';
 import { BadRequestError, ConflictError, ConversionError, NotFoundError } from '../errors.js';
 import { fileNameProblem, isTempName, stageFile, virtualPath, type StagedFile } from '../store/thread-files.js';
 import type { Success } from './common.schemas.js';
-import { createKeyedLock, createLimiter } from './concurrency.js';
+import { createLimiter } from './concurrency.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { readConversionIndex, stageConversionIndex, writeConversionIndex, type ConversionIndex } from '../store/upload-index.js';
 import { isConvertible, markdownNameFor, removeConversions, takeConversionsOf } from './upload-conversions.js';
 import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
 import type { UploadedFile, UploadList, UploadResult } from './uploads.schemas.js';
 
-type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion'>;
+type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock'>;
 type Conversion = { markdown: string } | { message: string };
 
 export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) {
   const { files, settings } = deps;
-  const threadLock = createKeyedLock();
   const conversions = createLimiter(settings.maxConcurrentConversions);
   // As many warm sandbox workers as conversions the limiter lets through, so none waits twice.
   const conversionLimits = { ...settings.conversion, maxWorkers: settings.conversion.maxWorkers ?? settings.maxConcurrentConversions };
@@ -70,14 +71,25 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     return { markdown_file: mdName };
   }
 
-  async function store(threadId: string, dir: string, received: ReceivedFile[]): Promise<UploadResult> {
-    // A name sent twice in one request: the last one wins, like a re-upload.
+  /** One file per name: a name sent twice in one request is kept last, like a re-upload. */
+  async function lastOfEachName(received: ReceivedFile[]): Promise<Map<string, ReceivedFile>> {
     const byName = new Map<string, ReceivedFile>();
     for (const file of received) {
       const earlier = byName.get(file.filename);
       if (earlier) await rm(earlier.tempPath, { force: true });
       byName.set(file.filename, file);
     }
+    return byName;
+  }
+
+  /** Under the thread's uploads lock: writes the Markdown and the index, then renames everything into place. */
+  async function store(
+    threadId: string,
+    dir: string,
+    byName: Map<string, ReceivedFile>,
+    converted: Map<string, Conversion>,
+    confirm: () => Promise<void>,
+  ): Promise<UploadResult> {
     const present = new Set((await readdir(dir)).filter((n) => !isTempName(n)));
     for (const name of byName.keys()) {
       // Checked before anything is renamed, so a refusal keeps nothing of the request.
@@ -90,7 +102,6 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     // What was just uploaded is an upload now, even if a conversion had that name before.
     for (const name of byName.keys()) index.delete(name);
     const isUpload = (name: string) => present.has(name) && !index.has(name);
-    const converted = await convertAll([...byName.values()].filter((f) => isConvertible(f.filename, CONVERTIBLE_EXTENSIONS)));
 
     // Conversions and the index, written beside their targets until everything is on disk.
     const written: StagedFile[] = [];
@@ -117,6 +128,8 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         entries.push(entry);
       }
       written.push(await stageConversionIndex(files, threadId, index));
+      // The lock is still ours (and renewed): what follows is not a stale holder's.
+      await confirm();
       // Nothing from here on needs space. Stale conversions go before the renames, so one whose
       // name a new conversion took is replaced, not removed.
       await removeConversions(dir, stale);
@@ -134,14 +147,14 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     async upload(threadId: string, parts: AsyncIterable<Multipart>): Promise<UploadResult> {
       const dir = await files.ensureArea(threadId, 'uploads');
       const received = await receiveUploads(parts, dir, settings.uploads);
-      return threadLock.run(threadId, async () => {
-        try {
-          return await store(threadId, dir, received);
-        } finally {
-          // Renamed files are gone from their temporary names; anything else must not linger.
-          await Promise.all(received.map((f) => rm(f.tempPath, { force: true })));
-        }
-      });
+      try {
+        const byName = await lastOfEachName(received);
+        const converted = await convertAll([...byName.values()].filter((f) => isConvertible(f.filename, CONVERTIBLE_EXTENSIONS)));
+        return await deps.uploadsLock(threadId).run((confirm) => store(threadId, dir, byName, converted, confirm));
+      } finally {
+        // Renamed files are gone from their temporary names; anything else must not linger.
+        await Promise.all(received.map((f) => rm(f.tempPath, { force: true })));
+      }
     },
 
     async list(threadId: string): Promise<UploadList> {
@@ -159,7 +172,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     async remove(threadId: string, filename: string): Promise<Success> {
       const problem = fileNameProblem(filename);
       if (problem) throw new BadRequestError(`Invalid file name: ${problem}.`);
-      return threadLock.run(threadId, async () => {
+      return deps.uploadsLock(threadId).run(async (confirm) => {
         const dir = await files.resolveVirtual(threadId, virtualPath('uploads', '')).catch((err: unknown) => {
           throw err instanceof NotFoundError ? new NotFoundError(`File not found: ${filename}`) : err;
         });
@@ -167,11 +180,12 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         const info = await lstat(target).catch(() => null);
         if (!info) throw new NotFoundError(`File not found: ${filename}`);
         if (info.isDirectory()) throw new BadRequestError(`${filename} is a folder, not an uploaded file.`);
-        await unlink(target);
         const index = await readConversionIndex(files, threadId);
+        await confirm();
+        await unlink(target);
         index.delete(filename);
         await removeConversions(dir, takeConversionsOf(index, filename));
-        await writeConversionIndex(files, threadId, index);
+        await writeConversionIndex(files, threadId, index, confirm);
         return { success: true, message: `Deleted ${filename}` };
       });
     },

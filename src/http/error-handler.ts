@@ -1,6 +1,6 @@
-// The one error path. Every error becomes `{detail: string}`; 5xx bodies are generic, except a
-// Warren error's (507: the disk is full), whose message is written to be shown. The full error
-// goes to the request's log only. The handler ends in a fixed body that cannot throw.
+// The one error path. Every error becomes `{detail: string}`; 5xx bodies are generic and the
+// full error goes to the request's log only, except a Warren error's (507: the disk is full; 503:
+// retry), whose message is written for clients. The handler ends in a fixed body that cannot throw.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { asStorageError, isWarrenError } from '../errors.js';
 
@@ -52,15 +52,13 @@ export function errorHandler(raw: FastifyError, request: FastifyRequest, reply: 
   const err = asStorageError(raw, { what: 'a file for this request' });
   const status = statusOf(err);
   try {
-    if (status >= 500) {
+    if (status >= 500 && !isWarrenError(err)) {
       request.log.error({ err }, 'request failed');
-      if (!isWarrenError(err)) {
-        void reply.code(500).type('application/json').send(GENERIC_500);
-        return;
-      }
-    } else {
-      request.log.info({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
+      void reply.code(500).type('application/json').send(GENERIC_500);
+      return;
     }
+    // A Warren 5xx (a full disk, a lock to retry) is the server's trouble, if a passing one: worth a warning.
+    request.log[status >= 500 ? 'warn' : 'info']({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
     const detail = 'validation' in err && err.validation ? validationDetail(err) : err.message || 'Bad request';
     void reply.code(status).send({ detail });
   } catch (inner) {

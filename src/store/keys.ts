@@ -53,6 +53,14 @@ export const keys = {
   /** Set of every thread id that has checkpoints, for listing without a thread. */
   checkpointThreads: () => `${KEY_PREFIX}:cp-threads`,
 
+  // ── locks on shared files (store/file-locks.ts) ─────────────────────────────────────────
+  /** String: the last fencing token handed out (INCR), so no two lock holders share one. */
+  lockFence: () => `${KEY_PREFIX}:locks:fence`,
+  /** String: the token of whoever is changing extensions_config.json; expires with the lease. */
+  extensionsConfigLock: () => `${KEY_PREFIX}:locks:extensions-config`,
+  /** String: the token of whoever is changing the thread's uploads and their index; expires with the lease. */
+  uploadsLock: (threadId: string) => `${tag(threadId)}:uploads-lock`,
+
   // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
   /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */
   cancelChannel: () => `${KEY_PREFIX}:control:cancel`,

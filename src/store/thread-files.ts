@@ -216,8 +216,15 @@ export function createThreadFiles(home: string): ThreadFiles {
 const homeTarget = (file: string, what?: string): WriteTarget => ({ where: 'WARREN_HOME', what: what ?? path.basename(file) });
 
 /** Writes `data` to `file` atomically, through a reserved temporary name in the same folder. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, what?: string): Promise<void> {
-  await writeAtomic(file, tempPathIn(path.dirname(file)), data, { target: homeTarget(file, what) });
+export async function writeFileAtomic(
+  file: string,
+  data: string | Uint8Array,
+  options: { what?: string; beforeRename?: () => Promise<void> } = {},
+): Promise<void> {
+  await writeAtomic(file, tempPathIn(path.dirname(file)), data, {
+    target: homeTarget(file, options.what),
+    ...(options.beforeRename ? { beforeRename: options.beforeRename } : {}),
+  });
 }
 
 /** A file written under a temporary name beside its target, not yet renamed into place. */

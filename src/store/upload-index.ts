@@ -1,6 +1,7 @@
 // Which Markdown file in a thread's uploads is the conversion of which upload. Kept in
 // threads/{id}/uploads-index.json, beside user-data so the agent never sees it. The gateway
-// writes it when it converts or deletes; the workers read it to tell the agent about uploads.
+// writes it when it converts or deletes, under the thread's uploads lock (every API replica
+// shares the file); the workers read it to tell the agent about uploads.
 import { readFile } from 'node:fs/promises';
 import { stageFile, writeFileAtomic, type StagedFile, type ThreadFiles } from './thread-files.js';
 
@@ -30,8 +31,9 @@ const serialise = (index: ConversionIndex) =>
   `${JSON.stringify({ conversions: Object.fromEntries([...index].sort(([a], [b]) => a.localeCompare(b))) }, null, 2)}\n`;
 const WHAT = 'the uploads index';
 
-export async function writeConversionIndex(files: ThreadFiles, threadId: string, index: ConversionIndex): Promise<void> {
-  await writeFileAtomic(files.metaFile(threadId, INDEX_FILE), serialise(index), WHAT);
+/** `beforeRename` is the lock holder's `confirm`, so a holder whose lease lapsed writes nothing. */
+export async function writeConversionIndex(files: ThreadFiles, threadId: string, index: ConversionIndex, beforeRename: () => Promise<void>): Promise<void> {
+  await writeFileAtomic(files.metaFile(threadId, INDEX_FILE), serialise(index), { what: WHAT, beforeRename });
 }
 
 /** Writes the index under a temporary name, for the caller to rename with the files it describes. */

@@ -1,8 +1,10 @@
-// src/config/extensions.ts: extensions_config.json load, atomic save, serialised updates.
+// src/config/extensions.ts: extensions_config.json load, atomic save, updates serialised by the
+// Redis lock the API gives the store (store/file-locks.ts).
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   createExtensionsStore,
   mcpServerProblem,
@@ -11,12 +13,18 @@ import {
   writeExtensionsConfig,
 } from '../../src/config/extensions.js';
 import { ConfigError } from '../../src/errors.js';
+import { createFileLocks } from '../../src/store/file-locks.js';
 
 let dir: string;
+let redis: Redis;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'warren-extensions-'));
+  redis = new Redis(inject('redisUrl'));
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await redis?.quit();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe('extensions_config.json', () => {
   it('reads a missing file as an empty configuration', async () => {
@@ -50,7 +58,7 @@ describe('extensions_config.json', () => {
   });
 
   it('serialises updates so none is lost, and a failed update changes nothing', async () => {
-    const store = createExtensionsStore(path.join(dir, 'counter.json'));
+    const store = createExtensionsStore(path.join(dir, 'counter.json'), createFileLocks(redis).extensionsConfig);
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         store.update((config) => {
@@ -68,6 +76,17 @@ describe('extensions_config.json', () => {
       config.skills.after = { enabled: true };
     });
     expect((await store.read()).skills.after).toEqual({ enabled: true });
+  });
+
+  it('renames nothing when the guard refuses at the last moment', async () => {
+    const file = path.join(dir, 'fenced.json');
+    writeFileSync(file, JSON.stringify({ mcpServers: {}, skills: { a: { enabled: true } } }));
+    // A guard whose lease lapsed: its confirm refuses.
+    const lapsed = { run: <T>(task: (confirm: () => Promise<void>) => Promise<T>) => task(() => Promise.reject(new Error('lapsed'))) };
+    const store = createExtensionsStore(file, lapsed);
+    await expect(store.update((config) => void (config.skills.a = { enabled: false }))).rejects.toThrow('lapsed');
+    expect(JSON.parse(readFileSync(file, 'utf8')).skills).toEqual({ a: { enabled: true } });
+    expect(readdirSync(dir).filter((n) => n.startsWith('.fenced'))).toEqual([]);
   });
 });
 

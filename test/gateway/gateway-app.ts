@@ -13,6 +13,7 @@ import { PROJECT_SKILLS_DIR } from '../../src/config/paths.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { testEnv } from '../support/stack.js';
 import type { GatewaySettings } from '../../src/gateway/gateway-deps.js';
+import type { FileLockSettings } from '../../src/store/file-locks.js';
 
 export interface GatewayApp {
   api: ApiServer;
@@ -32,6 +33,8 @@ export interface GatewayAppOptions {
   withPublicSkills?: boolean;
   /** An existing empty folder to use as WARREN_HOME (a mount point, say): the caller removes it. */
   home?: string;
+  /** Shorter waits for the locks on shared files. */
+  fileLocks?: Partial<FileLockSettings>;
 }
 
 export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<GatewayApp> {
@@ -42,7 +45,12 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify({ ...options.config, skills: { path: './skills' } }));
   const env = testEnv(home, { workerConcurrency: 1, instanceId: 'test-gateway' });
-  const api = await createApiServer({ env, loaded: loadAppConfig({ WARREN_CONFIG: configFile }), ...(options.gateway ? { gateway: options.gateway } : {}) });
+  const api = await createApiServer({
+    env,
+    loaded: loadAppConfig({ WARREN_CONFIG: configFile }),
+    ...(options.gateway ? { gateway: options.gateway } : {}),
+    ...(options.fileLocks ? { fileLocks: options.fileLocks } : {}),
+  });
   let address: Promise<string> | undefined;
   return {
     api,

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject as provided, it } from 'vitest';
 import { PROJECT_SKILLS_DIR } from '../../src/config/paths.js';
 import { parseSkillManifest } from '../../src/skills/manifest.js';
+import { createFileLocks } from '../../src/store/file-locks.js';
 import { multipart, startGatewayApp, type GatewayApp } from './gateway-app.js';
 import { buildZip, deflatedZeros, skillMd, type ZipEntrySpec } from './zip-writer.js';
 import { keys } from '../../src/store/keys.js';
@@ -102,6 +103,22 @@ describe('enable and disable', () => {
     const on = await inject('POST', '/api/skills/deep-research/enable');
     expect(on.json()).toEqual({ success: true, message: "Skill 'deep-research' enabled." });
     expect(JSON.parse(readFileSync(gw.extensionsFile, 'utf8')).skills['deep-research']).toEqual({ enabled: true });
+  });
+
+  it('answers 503 {detail} while another replica holds extensions_config.json past the wait, writing nothing', async () => {
+    const impatient = await startGatewayApp({ withPublicSkills: true, fileLocks: { waitMs: 100 } });
+    const redis = new Redis(provided('redisUrl'));
+    try {
+      const res = await createFileLocks(redis).extensionsConfig.run(() =>
+        impatient.api.app.inject({ method: 'POST', url: '/api/skills/deep-research/disable' }),
+      );
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toEqual({ detail: 'Another change to extensions_config.json did not finish within 100 ms; try again.' });
+      expect(existsSync(impatient.extensionsFile)).toBe(false);
+    } finally {
+      await redis.quit();
+      await impatient.close();
+    }
   });
 
   it('gives 404 for an unknown name and writes nothing', async () => {

@@ -1,10 +1,12 @@
 // POST/GET/DELETE /api/threads/{id}/uploads: storage, names, limits (nothing kept over a limit),
-// listing and deletion.
+// listing, deletion, and a bounded wait for the thread's uploads lock.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_UPLOAD_LIMITS } from '../../src/gateway/gateway-deps.js';
+import { createFileLocks } from '../../src/store/file-locks.js';
 import { multipart, rawMultipart, rawRequest, startGatewayApp, type GatewayApp, type MultipartBody } from './gateway-app.js';
 
 let gw: GatewayApp;
@@ -289,5 +291,34 @@ describe('delete', () => {
     await post(gw, id, await files(['a.txt', 'x']));
     mkdirSync(path.join(uploadsDir(gw, id), 'sub'));
     expect((await gw.api.app.inject({ method: 'DELETE', url: `/api/threads/${id}/uploads/sub` })).statusCode).toBe(400);
+  });
+});
+
+describe("the thread's uploads lock", () => {
+  let impatient: GatewayApp;
+  let redis: Redis;
+  beforeAll(async () => {
+    impatient = await startGatewayApp({ fileLocks: { waitMs: 100 } });
+    redis = new Redis(inject('redisUrl'));
+  });
+  afterAll(async () => {
+    await redis?.quit();
+    await impatient?.close();
+  });
+
+  it('answers 503 {detail} while another replica holds it past the wait, keeping nothing; then works', async () => {
+    const id = randomUUID();
+    await post(impatient, id, await files(['kept.txt', 'x']));
+    const elsewhere = createFileLocks(redis).threadUploads(id);
+    const [upload, removal] = await elsewhere.run(async () => [
+      await post(impatient, id, await files(['late.txt', 'y'])),
+      await impatient.api.app.inject({ method: 'DELETE', url: `/api/threads/${id}/uploads/kept.txt` }),
+    ]);
+    const detail = `Another change to the uploads of thread ${id} did not finish within 100 ms; try again.`;
+    expect([upload.statusCode, upload.json()]).toEqual([503, { detail }]);
+    expect([removal.statusCode, removal.json()]).toEqual([503, { detail }]);
+    expect(dirEntries(impatient, id)).toEqual(['kept.txt']);
+    expect((await post(impatient, id, await files(['late.txt', 'y']))).statusCode).toBe(200);
+    expect(dirEntries(impatient, id)).toEqual(['kept.txt', 'late.txt']);
   });
 });

@@ -1,5 +1,6 @@
 // A real multi-process deployment on loopback: Redis (AOF on), N API processes and M workers
 // from the built dist/, and nginx with deploy/nginx.conf pointed at the API processes.
+// startApiReplicas starts only the API processes, on a Redis and a home the caller owns.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -67,6 +68,78 @@ async function exitOf(child: ChildProcess, signal: NodeJS.Signals, graceMs = 10_
   });
 }
 
+type NodeEnv = Record<string, string | undefined>;
+
+/** Starts a process from dist/; its stdout lines are kept (and passed on to ours). */
+function spawnNode(name: string, entry: string, env: NodeEnv): ClusterProcess {
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', entry)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  let partial = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    process.stdout.write(chunk);
+    const parts = (partial + chunk.toString('utf8')).split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts);
+  });
+  return { name, child, lines };
+}
+
+/** Spawns `count` API processes and waits until each answers; if one never does, stops them all. */
+async function spawnApis(count: number, env: NodeEnv): Promise<ClusterProcess[]> {
+  const apis: ClusterProcess[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const port = await freePort();
+      apis.push({ ...spawnNode(`api-${i}`, 'src/main.js', { ...env, PORT: String(port), WARREN_INSTANCE_ID: `api-${i}` }), port });
+    }
+    for (const api of apis) {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 60_000);
+    }
+    return apis;
+  } catch (err) {
+    await Promise.all(apis.map((a) => exitOf(a.child, 'SIGTERM')));
+    throw err;
+  }
+}
+
+/** The environment every process of one deployment shares. */
+function deploymentEnv(redisUrl: string, home: string, configFile: string, extra: NodeEnv = {}): NodeEnv {
+  return {
+    ...process.env,
+    REDIS_URL: redisUrl,
+    WARREN_HOME: home,
+    WARREN_CONFIG: configFile,
+    WARREN_QUEUE: `cluster-${randomUUID().slice(0, 8)}`,
+    LOG_LEVEL: process.env.WARREN_TEST_LOG_LEVEL ?? 'warn',
+    HOST: '127.0.0.1',
+    // A test runner killed outright takes its API processes with it.
+    WARREN_WATCH_PARENT: '1',
+    ...extra,
+  };
+}
+
+export interface ApiReplicas {
+  /** http://127.0.0.1:<port> of each API process. */
+  urls: string[];
+  apis: ClusterProcess[];
+  stop(): Promise<void>;
+}
+
+/**
+ * `count` API processes from dist/ on one Redis and one WARREN_HOME that the caller owns (and
+ * removes): replicas as nginx would see them, without nginx or workers.
+ */
+export async function startApiReplicas(options: { apis: number; redisUrl: string; home: string; configFile: string }): Promise<ApiReplicas> {
+  const apis = await spawnApis(options.apis, deploymentEnv(options.redisUrl, options.home, options.configFile));
+  return {
+    urls: apis.map((a) => `http://127.0.0.1:${a.port}`),
+    apis,
+    stop: async () => {
+      await Promise.all(apis.map((a) => exitOf(a.child, 'SIGTERM')));
+    },
+  };
+}
+
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const home = mkdtempSync(path.join(tmpdir(), 'warren-cluster-'));
   const configFile = path.join(home, 'config.yaml');
@@ -74,29 +147,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const redisDir = path.join(home, 'redis');
   const redisPort = await freePort();
   let redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
-  const env = {
-    ...process.env,
-    REDIS_URL: redis.url,
-    WARREN_HOME: home,
-    WARREN_CONFIG: configFile,
-    WARREN_QUEUE: `cluster-${randomUUID().slice(0, 8)}`,
-    WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16),
-    LOG_LEVEL: process.env.WARREN_TEST_LOG_LEVEL ?? 'warn',
-    HOST: '127.0.0.1',
-  };
-  const spawnNode = (name: string, entry: string, extra: Record<string, string> = {}): ClusterProcess => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist', entry)], { env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'inherit'] });
-    const lines: string[] = [];
-    let partial = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      process.stdout.write(chunk);
-      const text = partial + chunk.toString('utf8');
-      const parts = text.split('\n');
-      partial = parts.pop() ?? '';
-      lines.push(...parts);
-    });
-    return { name, child, lines };
-  };
+  const env = deploymentEnv(redis.url, home, configFile, { WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16) });
 
   const apis: ClusterProcess[] = [];
   const workers: ClusterProcess[] = [];
@@ -110,20 +161,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     rmSync(home, { recursive: true, force: true });
   };
   const startWorker = async () => {
-    const w = spawnNode(`worker-${workers.length}`, 'workers/main.js', { WARREN_INSTANCE_ID: `worker-${workers.length}` });
+    const w = spawnNode(`worker-${workers.length}`, 'workers/main.js', { ...env, WARREN_INSTANCE_ID: `worker-${workers.length}` });
     workers.push(w);
     return w;
   };
   let url: string;
   try {
-    for (let i = 0; i < options.apis; i++) {
-      const port = await freePort();
-      apis.push({ ...spawnNode(`api-${i}`, 'src/main.js', { PORT: String(port), WARREN_INSTANCE_ID: `api-${i}` }), port });
-    }
+    apis.push(...(await spawnApis(options.apis, env)));
     for (let i = 0; i < options.workers; i++) await startWorker();
-    for (const api of apis) {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 30_000);
-    }
 
     const nginxDir = path.join(home, 'nginx');
     mkdirSync(nginxDir, { recursive: true });

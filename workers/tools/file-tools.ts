@@ -134,7 +134,7 @@ function createWriteFileTool(vfs: VirtualFs): StructuredToolInterface {
     async ({ path: virtualPath, content }, config) => {
       const target = await vfs.resolveForWrite(threadIdOf(config), virtualPath);
       try {
-        await writeFileAtomic(target.real, content, target.virtual);
+        await writeFileAtomic(target.real, content, { what: target.virtual });
       } catch (err) {
         throw describeFsError(err, target.virtual);
       }
@@ -181,7 +181,7 @@ function createStrReplaceTool(vfs: VirtualFs): StructuredToolInterface {
       // split/join, not String.replace: `$&` and friends in new_str must stay literal.
       const updated = replaceAll ? text.split(oldStr).join(newStr) : text.replace(oldStr, () => newStr);
       try {
-        await writeFileAtomic(file.real, updated, file.virtual);
+        await writeFileAtomic(file.real, updated, { what: file.virtual });
       } catch (err) {
         throw describeFsError(err, file.virtual);
       }
