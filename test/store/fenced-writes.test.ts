@@ -1,0 +1,110 @@
+// The attempt as a fencing token, checked by Redis itself: once a run is claimed again, every
+// write of the earlier attempt is refused (stream appends, checkpoints and their writes,
+// rollback, settling), and a run's checkpoint only ever extends the thread's head.
+import { randomUUID } from 'node:crypto';
+import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isFenceRefusal, isLineageRefusal } from '../../src/errors.js';
+import { keys } from '../../src/store/keys.js';
+import { nowIso, type RunFence } from '../../src/store/records.js';
+import { createStores, type Stores } from '../../src/store/stores.js';
+
+let redis: Redis;
+let stores: Stores;
+beforeAll(() => {
+  redis = new Redis(inject('redisUrl'));
+  stores = createStores(redis);
+});
+afterAll(() => redis?.disconnect());
+
+/** A thread with one pending run, claimed `claims` times; returns each claim's fence. */
+async function claimedRun(claims: number): Promise<RunFence[]> {
+  const threadId = randomUUID();
+  const runId = randomUUID();
+  await stores.threads.create({ threadId, metadata: {}, ifExists: 'raise' });
+  const now = nowIso();
+  await stores.runs.create(
+    { run_id: runId, thread_id: threadId, assistant_id: 'agent', status: 'pending', created_at: now, updated_at: now, metadata: {}, kwargs: {}, multitask_strategy: 'enqueue', attempt: 0, cancel: null, temporary: false },
+    'enqueue',
+  );
+  const fences: RunFence[] = [];
+  for (let i = 0; i < claims; i++) {
+    const claim = await stores.runs.start(threadId, runId, 10);
+    if (claim.kind !== 'started') throw new Error(`claim ${i + 1}: ${claim.kind}`);
+    fences.push({ threadId, runId, attempt: claim.attempt });
+  }
+  return fences;
+}
+
+const checkpoint = (): Checkpoint => ({ ...emptyCheckpoint(), id: uuid6(-1) });
+const rootConfig = (threadId: string, parent?: string) => ({ configurable: { thread_id: threadId, checkpoint_ns: '', ...(parent ? { checkpoint_id: parent } : {}) } });
+const refused = async (write: Promise<unknown>, test: (err: unknown) => boolean) => {
+  const err = await write.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err, 'the write was refused').not.toBeNull();
+  expect(test(err), String(err)).toBe(true);
+};
+
+describe('fenced run writes', () => {
+  it('refuses every stream append of an attempt that is no longer current', async () => {
+    const [first, second] = (await claimedRun(2)) as [RunFence, RunFence];
+    await refused(stores.streams.writer(first).append('custom', '{"from":1}'), isFenceRefusal);
+    await stores.streams.writer(second).append('custom', '{"from":2}');
+    const entries = await stores.streams.readAfter(first.threadId, first.runId, '0');
+    expect(entries.map((e) => e.data)).toEqual(['{"from":2}']);
+  });
+
+  it('refuses a stale attempt\'s checkpoints and writes, and a checkpoint off the thread\'s head', async () => {
+    const [first, second] = (await claimedRun(2)) as [RunFence, RunFence];
+    const { threadId } = first;
+    const stale = stores.checkpointer.forRun(first, null);
+    const current = stores.checkpointer.forRun(second, null);
+    await refused(stale.put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {}), isFenceRefusal);
+    const head = await current.put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {});
+    const headId = head.configurable?.checkpoint_id as string;
+    await refused(stale.putWrites(head, [['messages', 'late']], 'task-1'), isFenceRefusal);
+    await current.putWrites(head, [['messages', 'on time']], 'task-1');
+    const next = await current.put(rootConfig(threadId, headId), checkpoint(), { source: 'loop', step: 1, parents: {} }, {});
+
+    // A root checkpoint whose parent is not the head would fork history under the run's feet.
+    await refused(current.put(rootConfig(threadId, headId), checkpoint(), { source: 'loop', step: 2, parents: {} }, {}), isLineageRefusal);
+    // Unless the run was asked to start from that checkpoint.
+    await stores.checkpointer.forRun(second, headId).put(rootConfig(threadId, headId), checkpoint(), { source: 'fork', step: 1, parents: {} }, {});
+
+    const tuple = await stores.checkpointer.getTuple(rootConfig(threadId, headId));
+    expect(tuple?.pendingWrites?.map(([, , value]) => value)).toEqual(['on time']);
+    expect(await stores.checkpointer.latestId(threadId)).not.toBe(next.configurable?.checkpoint_id);
+  });
+
+  it('lets only the current attempt settle or roll back, and appends end once', async () => {
+    const [first, second] = (await claimedRun(2)) as [RunFence, RunFence];
+    const { threadId, runId } = first;
+    await stores.checkpointer.forRun(second, null).put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {});
+    const settle = (fence: RunFence) => stores.runs.finish({ fence, status: 'success', threadStatus: 'idle', retentionSeconds: 60 });
+
+    await refused(stores.checkpointer.rollBack(first, null), isFenceRefusal);
+    expect(await stores.checkpointer.latestId(threadId)).not.toBeNull();
+    await refused(settle(first), isFenceRefusal);
+    expect((await stores.runs.require(threadId, runId)).status).toBe('running');
+    expect(await redis.exists(keys.runStream(threadId, runId))).toBe(0);
+
+    await settle(second);
+    await settle(second);
+    const events = (await stores.streams.readAfter(threadId, runId, '0')).map((e) => e.event);
+    expect(events).toEqual(['end']);
+    expect((await stores.runs.require(threadId, runId)).status).toBe('success');
+    expect((await stores.threads.get(threadId))?.status).toBe('idle');
+  });
+
+  it('counts a hand-back apart: the next claim is a new attempt, not one more failure', async () => {
+    const [first] = (await claimedRun(1)) as [RunFence];
+    await stores.runs.handBack(first);
+    const claim = await stores.runs.start(first.threadId, first.runId, 1);
+    expect(claim).toEqual({ kind: 'started', attempt: 2 });
+    await refused(stores.runs.handBack(first), isFenceRefusal);
+    expect(await stores.runs.start(first.threadId, first.runId, 1)).toEqual({ kind: 'exhausted', attempt: 3, failed: 1 });
+  });
+});
