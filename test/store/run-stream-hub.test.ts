@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRunStreamHub, type RunStreamHub } from '../../src/store/run-stream-hub.js';
+import { keys } from '../../src/store/keys.js';
 import { createRunStreams, type StreamEntry } from '../../src/store/run-stream.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -21,6 +22,17 @@ afterAll(async () => {
   for (const c of opened) c.disconnect();
   await redis.quit();
 });
+
+/** Writes a run's stream as its worker would, without a run record: the hub only reads streams. */
+function writerOf(threadId: string, runId: string) {
+  const key = keys.runStream(threadId, runId);
+  return {
+    append: async (event: string, data: string) => (await redis.xadd(key, '*', 'event', event, 'data', data)) as string,
+    close: async () => {
+      await redis.xadd(key, '*', 'event', 'end', 'data', '{}');
+    },
+  };
+}
 
 function makeHub(blockMs: number, onError?: (err: unknown) => void): { hub: RunStreamHub; connections: () => number } {
   let made = 0;
@@ -64,14 +76,13 @@ const run = () => ({ threadId: randomUUID(), runId: randomUUID() });
 describe('run stream hub', () => {
   it('follows many runs over one connection, each subscriber getting each entry once, in order', async () => {
     const { hub, connections } = makeHub(2_000);
-    const streams = createRunStreams(redis);
     const runs = Array.from({ length: 20 }, run);
     const clients = runs.flatMap((r) => [collect(hub, r.threadId, r.runId), collect(hub, r.threadId, r.runId)]);
     await waitFor(async () => hub.followed() === 20, 'all 20 streams followed');
     for (let i = 0; i < 30; i += 1) {
-      await Promise.all(runs.map((r) => streams.writer(r.threadId, r.runId).append('values', JSON.stringify({ i }))));
+      await Promise.all(runs.map((r) => writerOf(r.threadId, r.runId).append('values', JSON.stringify({ i }))));
     }
-    await Promise.all(runs.map((r) => streams.writer(r.threadId, r.runId).close(60)));
+    await Promise.all(runs.map((r) => writerOf(r.threadId, r.runId).close()));
     await waitFor(async () => clients.every((c) => c.done), 'every client to see end');
     for (const c of clients) {
       expect(c.entries.map((e) => e.event)).toEqual([...Array.from({ length: 30 }, () => 'values'), 'end']);
@@ -84,16 +95,15 @@ describe('run stream hub', () => {
 
   it('joins a run mid-stream from a cursor: history then live, without gap or duplicate', async () => {
     const { hub } = makeHub(2_000);
-    const streams = createRunStreams(redis);
     const { threadId, runId } = run();
-    const writer = streams.writer(threadId, runId);
+    const writer = writerOf(threadId, runId);
     const ids: string[] = [];
     for (let i = 0; i < 10; i += 1) ids.push(await writer.append('messages', JSON.stringify({ i })));
     const fromStart = collect(hub, threadId, runId, '-1');
     const fromFifth = collect(hub, threadId, runId, ids[4] as string);
     const writing = (async () => {
       for (let i = 10; i < 40; i += 1) await writer.append('messages', JSON.stringify({ i }));
-      await writer.close(60);
+      await writer.close();
     })();
     await writing;
     await waitFor(async () => fromStart.done && fromFifth.done, 'both clients to finish');
@@ -107,7 +117,6 @@ describe('run stream hub', () => {
     // A one-minute block: were the new stream left out of the pending XREAD, its entry would
     // arrive only after a minute, well past this test's wait.
     const { hub } = makeHub(60_000);
-    const streams = createRunStreams(redis);
     const first = run();
     const a = collect(hub, first.threadId, first.runId);
     await waitFor(async () => hub.followed() === 1, 'the first stream followed');
@@ -117,7 +126,7 @@ describe('run stream hub', () => {
     // Written only once the hub knows the new stream's tail: then only the live reader can deliver it.
     await waitFor(async () => hub.followed() === 2, 'the second stream followed');
     await new Promise((r) => setTimeout(r, 200));
-    await streams.writer(second.threadId, second.runId).append('values', '{"x":1}');
+    await writerOf(second.threadId, second.runId).append('values', '{"x":1}');
     await waitFor(async () => b.entries.length === 1, 'the entry of the stream that joined late', 10_000);
     expect(a.entries).toEqual([]);
     await hub.close();
@@ -126,9 +135,8 @@ describe('run stream hub', () => {
 
   it('closes the clients of a run that settled without writing end', async () => {
     const { hub } = makeHub(200);
-    const streams = createRunStreams(redis);
     const { threadId, runId } = run();
-    await streams.writer(threadId, runId).append('values', '{}');
+    await writerOf(threadId, runId).append('values', '{}');
     const client = collect(hub, threadId, runId);
     await waitFor(async () => client.entries.length === 1, 'the one entry');
     settled.add(`${threadId}/${runId}`);
@@ -139,13 +147,12 @@ describe('run stream hub', () => {
 
   it('stops following a run when its last client leaves, and delivers nothing after unsubscribe', async () => {
     const { hub } = makeHub(500);
-    const streams = createRunStreams(redis);
     const { threadId, runId } = run();
     const client = collect(hub, threadId, runId);
     await waitFor(async () => hub.followed() === 1, 'the stream followed');
     client.stop();
     expect(hub.followed()).toBe(0);
-    await streams.writer(threadId, runId).append('values', '{}');
+    await writerOf(threadId, runId).append('values', '{}');
     await new Promise((r) => setTimeout(r, 300));
     expect(client.entries).toEqual([]);
     expect(client.done).toBe(false);
@@ -155,7 +162,6 @@ describe('run stream hub', () => {
   it('a subscriber that throws is ended alone: the reader and the other clients carry on', async () => {
     const errors: unknown[] = [];
     const { hub } = makeHub(2_000, (err) => errors.push(err));
-    const streams = createRunStreams(redis);
     const { threadId, runId } = run();
     let thrownDone = false;
     hub.subscribe(threadId, runId, '0', {
@@ -168,10 +174,10 @@ describe('run stream hub', () => {
     });
     const healthy = collect(hub, threadId, runId);
     await waitFor(async () => hub.followed() === 1, 'the stream followed');
-    const writer = streams.writer(threadId, runId);
+    const writer = writerOf(threadId, runId);
     await writer.append('values', '{"a":1}');
     await writer.append('values', '{"a":2}');
-    await writer.close(60);
+    await writer.close();
     await waitFor(async () => healthy.done, 'the healthy client to finish');
     expect(healthy.entries.map((e) => e.event)).toEqual(['values', 'values', 'end']);
     expect(thrownDone).toBe(true);
@@ -190,9 +196,8 @@ describe('run stream hub', () => {
 
   it('ends a client that joined a settled run with a cursor past its last entry', async () => {
     const { hub } = makeHub(200);
-    const streams = createRunStreams(redis);
     const { threadId, runId } = run();
-    await streams.writer(threadId, runId).append('values', '{}');
+    await writerOf(threadId, runId).append('values', '{}');
     settled.add(`${threadId}/${runId}`);
     const ahead = collect(hub, threadId, runId, '99999999999999-0');
     await waitFor(async () => ahead.done, 'the client to be ended', 10_000);
