@@ -5,6 +5,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
+COPY graphs ./graphs
 COPY workers ./workers
 RUN npx tsc -p tsconfig.json && npm prune --omit=dev --no-audit --no-fund
 

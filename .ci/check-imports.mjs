@@ -1,13 +1,21 @@
 // Enforces the import arrows of shared/design/style.md: each folder imports only what its row
 // allows. Run by `npm run lint:imports` (and CI). Exits 1 listing every broken arrow.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+// Files are parsed with TypeScript, so static imports, re-exports, `import(...)` calls and
+// `import('…')` types are all seen, and so is a module path held in a string: the API must not
+// reach workers/ through a string it imports at run time.
+// `node .ci/check-imports.mjs [root]`: the root defaults to this checkout (the test passes a temp tree).
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import ts from 'typescript';
+import { parse as parseYaml } from 'yaml';
 
-const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const root = path.resolve(process.argv[2] ?? path.join(path.dirname(new URL(import.meta.url).pathname), '..'));
 
 /** [file matcher, forbidden target matcher, reason] over project-relative paths. */
 const RULES = [
-  [/^src\//, /^workers\//, 'src/ never imports workers/'],
+  [/^src\//, /^(dist\/)?workers\//, 'src/ never imports workers/'],
+  [/^graphs\//, /^(dist\/)?workers\//, 'graphs/ never imports workers/: the API imports graphs'],
+  [/^graphs\//, /^src\/(http|runtime|gateway)\//, 'graphs/ never imports src/http, src/runtime or src/gateway'],
   [/^workers\//, /^src\/(http|runtime|gateway)\//, 'workers/ never imports src/http, src/runtime or src/gateway'],
   [/^src\/store\//, /^src\/(http|runtime|gateway|queue)\//, 'a store never imports a route, a service or the queue'],
   [/^src\/store\//, /^fastify$|^@fastify\//, 'a store never imports Fastify'],
@@ -18,7 +26,16 @@ const RULES = [
   [/^src\/queue\//, /^src\/(http|runtime|gateway)\//, 'the queue contract never imports HTTP code'],
 ];
 
+/** Code the API loads: no string in it may name a path into workers/. */
+const API_SIDE = /^(src|graphs)\//;
+const NAMES_WORKERS = /(^|[/.:'"`])workers\//;
+/** The one import whose path is computed: configured graph modules, which it refuses under workers/ at boot. */
+const COMPUTED_IMPORT_ALLOWED = new Set(['graphs/registry.ts']);
+/** Config files whose `graphs:` entries the API imports. */
+const CONFIGS = ['config.example.yaml', 'config.yaml'];
+
 function* files(dir) {
+  if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
     const full = path.join(dir, name);
     if (statSync(full).isDirectory()) yield* files(full);
@@ -26,23 +43,69 @@ function* files(dir) {
   }
 }
 
-const IMPORT = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const isLiteral = (node) => node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node));
+
+/** Every module specifier in a file (null for a computed `import(expr)`), and every string's text. */
+function scan(file, text) {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const specs = [];
+  const strings = [];
+  const visit = (node) => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) {
+      specs.push(node.moduleSpecifier.text);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const arg = node.arguments[0];
+      specs.push(isLiteral(arg) ? arg.text : null);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && isLiteral(node.argument.literal)) {
+      specs.push(node.argument.literal.text);
+    } else if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateLiteralToken(node)) {
+      strings.push(node.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { specs, strings };
+}
+
 const problems = [];
-for (const top of ['src', 'workers']) {
+for (const top of ['src', 'graphs', 'workers']) {
   for (const file of files(path.join(root, top))) {
     const rel = path.relative(root, file);
     const text = readFileSync(file, 'utf8');
-    for (const match of text.matchAll(IMPORT)) {
-      const spec = match[1] ?? match[2];
+    const { specs, strings } = scan(file, text);
+    for (const spec of specs) {
+      if (spec === null) {
+        if (API_SIDE.test(rel) && !COMPUTED_IMPORT_ALLOWED.has(rel)) problems.push(`${rel}: import() of a computed path — the lint cannot see where it leads`);
+        continue;
+      }
       const target = spec.startsWith('.') ? path.relative(root, path.resolve(path.dirname(file), spec)).replace(/\.js$/, '.ts') : spec;
       for (const [from, to, reason] of RULES) {
         if (from.test(rel) && to.test(target)) problems.push(`${rel}: imports ${spec} — ${reason}`);
       }
       if (/\/index(\.js)?$/.test(spec) && spec.startsWith('.')) problems.push(`${rel}: imports ${spec} — no barrel files`);
     }
+    if (API_SIDE.test(rel)) {
+      for (const s of strings) {
+        if (NAMES_WORKERS.test(s)) problems.push(`${rel}: the string "${s}" names a path into workers/ — the API never loads worker code`);
+      }
+    }
     if (/^export default /m.test(text)) problems.push(`${rel}: export default — named exports only`);
   }
 }
+
+// `graphs:` maps ids to `builtin:x` or `<module>:<export>`; both processes import those modules.
+for (const name of CONFIGS) {
+  const file = path.join(root, name);
+  if (!existsSync(file)) continue;
+  const graphs = parseYaml(readFileSync(file, 'utf8'))?.graphs ?? {};
+  for (const [id, spec] of Object.entries(graphs)) {
+    if (typeof spec !== 'string' || spec.startsWith('builtin:')) continue;
+    const modulePath = spec.slice(0, spec.lastIndexOf(':'));
+    const target = path.relative(root, path.resolve(root, modulePath));
+    if (/^(dist\/)?workers\//.test(target)) problems.push(`${name}: graph ${id} is ${spec} — graph modules never live in workers/`);
+  }
+}
+
 if (problems.length > 0) {
   console.error(`${problems.length} import rule(s) broken:\n${problems.join('\n')}`);
   process.exit(1);

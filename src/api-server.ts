@@ -12,7 +12,7 @@ import { configSecrets } from './config/secrets.js';
 import { closeSandboxes } from './convert/sandbox.js';
 import type { GatewaySettings } from './gateway/gateway-deps.js';
 import { gatewayRoutes } from './gateway/gateway.plugin.js';
-import { createGraphRegistry } from './graphs/registry.js';
+import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
 import { publishConfigChanged } from './queue/control.js';

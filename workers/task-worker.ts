@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
 import { taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
 import { keys } from '../src/store/keys.js';
-import type { SubagentRunner } from './agent/subagents.js';
+import type { SubagentRunner } from '../graphs/lead-agent/subagents.js';
 
 export interface TaskWorkerOptions {
   runQueueName: string;

@@ -1,19 +1,20 @@
 // Builds the worker process from its configuration: connections → stores → graphs → Worker.
 // workers/main.ts runs it; the tests build it the same way.
 import type { DestinationStream } from 'pino';
+import { createSubagentRunnerFor } from '../graphs/lead-agent/lead-agent.js';
+import { createGraphRegistry } from '../graphs/registry.js';
 import type { EnvConfig } from '../src/config/env.js';
 import type { LoadedConfig } from '../src/config/load-config.js';
 import { resolveSkillsDir } from '../src/config/extensions.js';
 import { PROJECT_SKILLS_DIR } from '../src/config/paths.js';
 import { configSecrets } from '../src/config/secrets.js';
-import { createGraphRegistry, type GraphServices } from '../src/graphs/registry.js';
 import { createTaskDispatcher } from '../src/queue/task-queue.js';
 import { createLogger } from '../src/logger.js';
 import { countFinishedRun } from '../src/metrics/warren-metrics.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
-import { createSubagentRunnerFor } from './agent/lead-agent.js';
+import { createGraphServices } from './agent/graph-services.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
 import { startTaskWorker } from './task-worker.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
@@ -55,7 +56,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   const mcpSubscriber = redis.subscriber('mcp');
   await watchMcpConfig(mcpSubscriber, mcp, log);
   const tasks = createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command);
-  const services: GraphServices = {
+  const services = createGraphServices(config, {
     home: env.home,
     skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
     extensionsConfigPath: env.extensionsConfigPath,
@@ -63,7 +64,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     tasks,
     log,
     ...(bwrapPath !== undefined ? { bwrapPath } : {}),
-  };
+  });
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config, services });
   const taskWorker = await startTaskWorker({
     runQueueName: env.queueName,

@@ -2,7 +2,7 @@
 // The route files only translate HTTP; everything a run means lives here.
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
-import { DEFAULT_GRAPH_ID } from '../graphs/registry.js';
+import { DEFAULT_GRAPH_ID } from '../../graphs/registry.js';
 import { publishCancel } from '../queue/control.js';
 import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
 import { appendedAt, type StreamEntry } from '../store/run-stream.js';

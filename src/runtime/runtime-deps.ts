@@ -1,6 +1,6 @@
 // What the runtime route groups are handed by buildApp: the stores and little else.
 import type { Redis } from 'ioredis';
-import type { GraphRegistry } from '../graphs/registry.js';
+import type { GraphRegistry } from '../../graphs/registry.js';
 import type { WarrenMetrics } from '../metrics/warren-metrics.js';
 import type { RunDispatcher } from '../queue/run-queue.js';
 import type { RunStreamHub } from '../store/run-stream-hub.js';

@@ -3,8 +3,8 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { InvalidUpdateError, type StateSnapshot } from '@langchain/langgraph';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { DEFAULT_GRAPH_ID } from '../graphs/registry.js';
-import { toWire } from '../graphs/serialize.js';
+import { DEFAULT_GRAPH_ID } from '../../graphs/registry.js';
+import { toWire } from '../../graphs/serialize.js';
 import type { Thread } from '../store/records.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 import type { HistoryBody, StateUpdate, ThreadState } from './threads.schemas.js';

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { parseAppConfig } from '../../src/config/load-config.js';
-import { createGraphRegistry } from '../../src/graphs/registry.js';
+import { createGraphRegistry } from '../../graphs/registry.js';
 import { createRunQueue } from '../../src/queue/run-queue.js';
 import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
 import type { RunStreams } from '../../src/store/run-stream.js';

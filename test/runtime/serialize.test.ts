@@ -2,7 +2,7 @@
 // JSON.stringify would write it, and never a throw.
 import { AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
-import { toWire, toWireJson } from '../../src/graphs/serialize.js';
+import { toWire, toWireJson } from '../../graphs/serialize.js';
 
 describe('toWireJson', () => {
   it('writes a messages-tuple chunk as the message dict with its role, and the metadata as is', () => {

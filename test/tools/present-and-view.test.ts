@@ -8,7 +8,7 @@ import { Annotation, END, isCommand, MessagesAnnotation, START, StateGraph } fro
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandboxTools } from '../../workers/tools/sandbox-tools.js';
-import { liftToolImages } from '../../workers/tools/tool-images.js';
+import { liftToolImages } from '../../graphs/lead-agent/tool-images.js';
 import { createViewImageTool, sniffImage, VIEW_IMAGE_MAX_BYTES } from '../../workers/tools/view-image.js';
 import { callTool, callToolWithId, createTestHome, findTool, sandboxConfig, type TestHome } from '../sandbox/support.js';
 

@@ -1,6 +1,7 @@
 // Chat models from config.yaml entries. Only the base URL distinguishes a local test server
 // from a hosted provider: these are the real provider clients.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { ChatModelOptions } from '../../graphs/graph-services.js';
 import type { ModelConfig } from '../../src/config/app-config.schemas.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
 import { PROVIDER_KEY_VARIABLES } from '../../src/config/secrets.js';
@@ -27,11 +28,6 @@ export function providerOf(model: ModelConfig): Provider {
   return mapped;
 }
 
-export interface ModelOptions {
-  thinkingEnabled?: boolean;
-  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
-}
-
 /** The API key for a model: its `api_key` (literal or `$NAME`), else the provider's usual variable. */
 function apiKeyFor(model: ModelConfig, provider: Provider, env: NodeJS.ProcessEnv): string | undefined {
   const fallbackEnv = KEY_ENV[provider];
@@ -45,7 +41,7 @@ function apiKeyFor(model: ModelConfig, provider: Provider, env: NodeJS.ProcessEn
   return value ?? (provider === 'openai' ? 'not-needed' : undefined);
 }
 
-export async function createChatModel(model: ModelConfig, options: ModelOptions = {}, env = process.env): Promise<BaseChatModel> {
+export async function createChatModel(model: ModelConfig, options: ChatModelOptions = {}, env = process.env): Promise<BaseChatModel> {
   const provider = providerOf(model);
   const apiKey = apiKeyFor(model, provider, env);
   const thinking = Boolean(options.thinkingEnabled && model.supports_thinking);
@@ -90,15 +86,4 @@ export async function createChatModel(model: ModelConfig, options: ModelOptions 
       return new ChatOllama({ ...common, ...(model.base_url ? { baseUrl: model.base_url } : {}), ...(thinking ? { think: true } : {}) });
     }
   }
-}
-
-/** The model a run asked for (`model_name`), or the first configured one. */
-export function pickModel(models: readonly ModelConfig[], name: unknown): ModelConfig {
-  if (models.length === 0) throw new RunError('NoModelConfigured', 'No model is configured: add one under `models` in config.yaml.');
-  if (typeof name === 'string' && name !== '') {
-    const found = models.find((m) => m.name === name);
-    if (!found) throw new RunError('UnknownModel', `model ${name} is not configured (available: ${models.map((m) => m.name).join(', ')})`);
-    return found;
-  }
-  return models[0] as ModelConfig;
 }

@@ -2,30 +2,30 @@
 // image viewer for vision models, write_todos in plan mode, task when sub-agents are on, and
 // the enabled MCP servers' tools. Built once per process; picked per run.
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import type { AppConfig, ModelConfig } from '../../src/config/app-config.schemas.js';
-import type { GraphServices } from '../../src/graphs/registry.js';
+import type { Logger } from 'pino';
+import type { Toolbox } from '../../graphs/graph-services.js';
+import type { AppConfig } from '../../src/config/app-config.schemas.js';
 import { createThreadFiles } from '../../src/store/thread-files.js';
 import { createClarificationTool } from '../tools/clarification.js';
 import { createSandboxTools } from '../tools/sandbox-tools.js';
 import { writeTodosTool } from '../tools/todos.js';
 import { createViewImageTool } from '../tools/view-image.js';
 import { createWebTools } from '../tools/web-tools.js';
-import type { RunOptions } from './run-options.js';
-import type { SubagentKind } from './subagents.js';
 
 const SUBAGENT_BASH_TOOLS = new Set(['bash', 'read_file', 'ls', 'write_file']);
 
-export interface RunTools {
-  tools: StructuredToolInterface[];
-  bash: boolean;
+export interface ToolboxDeps {
+  /** WARREN_HOME: threads' user-data folders. */
+  home: string;
+  skillsDir: string;
+  /** Tools of the enabled MCP servers, cached per process. */
+  mcpTools?: () => Promise<StructuredToolInterface[]>;
+  log: Logger;
+  /** The bubblewrap executable; left out it is looked for, null acts as if it were absent (tests). */
+  bwrapPath?: string | null;
 }
 
-export interface Toolbox {
-  forRun(options: RunOptions, model: ModelConfig, extra: { task?: StructuredToolInterface }): Promise<RunTools>;
-  forSubagent(kind: SubagentKind): Promise<StructuredToolInterface[]>;
-}
-
-export function createToolbox(appConfig: AppConfig, services: GraphServices): Toolbox {
+export function createToolbox(appConfig: AppConfig, services: ToolboxDeps): Toolbox {
   const files = createThreadFiles(services.home);
   const base = createSandboxTools({
     files,

@@ -6,8 +6,8 @@
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { Logger } from 'pino';
 import { isFenceRefusal, isLineageRefusal, RunError } from '../../src/errors.js';
-import type { GraphRegistry } from '../../src/graphs/registry.js';
-import { toWire, toWireJson } from '../../src/graphs/serialize.js';
+import type { GraphRegistry } from '../../graphs/registry.js';
+import { toWire, toWireJson } from '../../graphs/serialize.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
 import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
 import type { RunStreams } from '../../src/store/run-stream.js';

@@ -2,7 +2,7 @@
 // one event per chunk named after its mode, `messages` for `messages-tuple`, and
 // `<mode>|<ns...>` for subgraph output when subgraphs were asked for.
 import type { RunnableConfig } from '@langchain/core/runnables';
-import type { HostedGraph } from '../../src/graphs/registry.js';
+import type { HostedGraph } from '../../graphs/registry.js';
 
 export type WireStreamMode = 'values' | 'messages-tuple' | 'custom' | 'updates' | 'events' | 'debug' | 'tasks' | 'checkpoints';
 type LibStreamMode = 'values' | 'messages' | 'custom' | 'updates' | 'debug' | 'tasks' | 'checkpoints';

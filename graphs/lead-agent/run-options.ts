@@ -1,5 +1,7 @@
 // Per-run switches, from `config.configurable` or `context` (the executor merges both).
 import type { RunnableConfig } from '@langchain/core/runnables';
+import type { ModelConfig } from '../../src/config/app-config.schemas.js';
+import { RunError } from '../../src/errors.js';
 
 export interface RunOptions {
   modelName?: string;
@@ -23,4 +25,15 @@ export function runOptions(config: RunnableConfig): RunOptions {
     subagents: c.subagent_enabled === true,
     threadId: String(c.thread_id ?? ''),
   };
+}
+
+/** The model a run asked for (`model_name`), or the first configured one. */
+export function pickModel(models: readonly ModelConfig[], name: unknown): ModelConfig {
+  if (models.length === 0) throw new RunError('NoModelConfigured', 'No model is configured: add one under `models` in config.yaml.');
+  if (typeof name === 'string' && name !== '') {
+    const found = models.find((m) => m.name === name);
+    if (!found) throw new RunError('UnknownModel', `model ${name} is not configured (available: ${models.map((m) => m.name).join(', ')})`);
+    return found;
+  }
+  return models[0] as ModelConfig;
 }

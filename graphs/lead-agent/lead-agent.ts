@@ -1,40 +1,28 @@
 // The built-in `lead_agent` graph. One turn: prepare (thread folders, summarisation), then the
 // model and its tool calls until it answers, then a title after the first exchange.
+// Model clients and tools come in through GraphServices: the worker passes its own; the API
+// builds the graph without them, to read and update state, and its nodes refuse to run there.
 import type { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { END, START, StateGraph } from '@langchain/langgraph';
 import type { AppConfig } from '../../src/config/app-config.schemas.js';
-import type { GraphContext, GraphServices } from '../../src/graphs/registry.js';
 import { createThreadFiles, USER_DATA_AREAS, virtualPath } from '../../src/store/thread-files.js';
+import type { GraphServices } from '../graph-services.js';
+import type { GraphContext } from '../registry.js';
 import { hasToolCalls, modelStep, toolsStep } from './agent-loop.js';
-import { createChatModel, pickModel } from './model-factory.js';
 import { leadAgentPrompt } from './prompts.js';
-import { runOptions } from './run-options.js';
+import { pickModel, runOptions } from './run-options.js';
 import { LeadAgentState, type LeadAgentStateType } from './state.js';
 import { createLocalSubagentRunner, createTaskTool, type SubagentRunner } from './subagents.js';
 import { summarizeIfNeeded } from './summarize.js';
 import { listSkillsForPrompt, listUploadsForPrompt } from './thread-context.js';
 import { generateTitle } from './title.js';
-import { createToolbox, type Toolbox } from './toolbox.js';
-
-// One toolbox per worker's services: building one probes the sandbox (bubblewrap), which is
-// done once per process; the lead agent and the sub-agent runner share it.
-const toolboxes = new WeakMap<GraphServices, Toolbox>();
-
-function toolboxFor(appConfig: AppConfig, services: GraphServices): Toolbox {
-  let toolbox = toolboxes.get(services);
-  if (!toolbox) {
-    toolbox = createToolbox(appConfig, services);
-    toolboxes.set(services, toolbox);
-  }
-  return toolbox;
-}
 
 /** The run's model (or the one named), with the run's thinking options. */
-async function modelFor(appConfig: AppConfig, config: RunnableConfig, name?: string) {
+async function modelFor(appConfig: AppConfig, services: GraphServices, config: RunnableConfig, name?: string) {
   const options = runOptions(config);
   const entry = pickModel(appConfig.models, name ?? options.modelName);
-  const model = await createChatModel(entry, {
+  const model = await services.chatModel(entry, {
     thinkingEnabled: options.thinkingEnabled,
     ...(options.reasoningEffort ? { reasoningEffort: options.reasoningEffort } : {}),
   });
@@ -44,8 +32,8 @@ async function modelFor(appConfig: AppConfig, config: RunnableConfig, name?: str
 /** Runs sub-agents in this process, with the run's model and the sub-agent tool sets. */
 export function createSubagentRunnerFor(appConfig: AppConfig, services: GraphServices): SubagentRunner {
   return createLocalSubagentRunner({
-    model: async (config) => (await modelFor(appConfig, config)).model,
-    tools: (kind) => toolboxFor(appConfig, services).forSubagent(kind),
+    model: async (config) => (await modelFor(appConfig, services, config)).model,
+    tools: (kind) => services.toolbox.forSubagent(kind),
   });
 }
 
@@ -55,8 +43,6 @@ function requireServices(services: GraphServices | undefined): GraphServices {
 }
 
 export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | undefined) {
-  const tools = () => toolboxFor(appConfig, requireServices(services));
-
   // Sub-agents run as their own queued jobs when the process offers a task queue (workers do),
   // so they spread over the workers; otherwise in this process.
   let localRunner: SubagentRunner | undefined;
@@ -75,7 +61,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
   const runTools = async (config: RunnableConfig) => {
     const options = runOptions(config);
     const entry = pickModel(appConfig.models, options.modelName);
-    return { options, ...(await tools().forRun(options, entry, { task })) };
+    return { options, ...(await requireServices(services).toolbox.forRun(options, entry, { task })) };
   };
 
   const prepare = async (state: LeadAgentStateType, config: RunnableConfig) => {
@@ -93,7 +79,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
     }
     const { enabled, trigger_tokens: triggerTokens, keep_messages: keepMessages, model_name: summaryModel } = appConfig.summarization;
     if (enabled) {
-      const { model } = await modelFor(appConfig, config, summaryModel);
+      const { model } = await modelFor(appConfig, requireServices(services), config, summaryModel);
       const summary = await summarizeIfNeeded(model, state.messages, { triggerTokens, keepMessages }, config);
       if (summary) update.messages = summary.messages;
     }
@@ -102,7 +88,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
 
   const agent = async (state: LeadAgentStateType, config: RunnableConfig) => {
     const svc = requireServices(services);
-    const [{ model }, run] = await Promise.all([modelFor(appConfig, config), runTools(config)]);
+    const [{ model }, run] = await Promise.all([modelFor(appConfig, svc, config), runTools(config)]);
     const [uploads, skills] = await Promise.all([
       listUploadsForPrompt(createThreadFiles(svc.home), run.options.threadId),
       listSkillsForPrompt(svc.skillsDir, svc.extensionsConfigPath, appConfig.skills.container_path),
@@ -123,7 +109,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
 
   const nameThread = async (state: LeadAgentStateType, config: RunnableConfig) => {
     const { max_words: maxWords, max_chars: maxChars, model_name: titleModel } = appConfig.title;
-    const { model } = await modelFor(appConfig, config, titleModel);
+    const { model } = await modelFor(appConfig, requireServices(services), config, titleModel);
     return { title: await generateTitle(model, state.messages, { maxWords, maxChars }, config) };
   };
 

@@ -6,7 +6,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Command, isGraphInterrupt } from '@langchain/langgraph';
 import { isRepeatedToolCall, repairToolCalls } from './history.js';
-import { liftToolImages } from '../tools/tool-images.js';
+import { liftToolImages } from './tool-images.js';
 import { textOf } from './title.js';
 
 export const LOOP_STOPPED_NOTE =

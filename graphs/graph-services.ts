@@ -1,0 +1,40 @@
+// What a running graph may use from the process that hosts it. Declared here, beside the graphs
+// that use it, and implemented by the worker (workers/agent/graph-services.ts), which owns the
+// model clients, the sandbox, the tools and MCP. The API reads state only: it passes none, so
+// it never loads a tool implementation or a provider client.
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import type { ModelConfig } from '../src/config/app-config.schemas.js';
+import type { TaskDispatcher } from '../src/queue/task-queue.js';
+import type { RunOptions } from './lead-agent/run-options.js';
+import type { SubagentKind } from './lead-agent/subagents.js';
+
+export interface ChatModelOptions {
+  thinkingEnabled?: boolean;
+  reasoningEffort?: 'minimal' | 'low' | 'medium' | 'high';
+}
+
+export interface RunTools {
+  tools: StructuredToolInterface[];
+  /** Whether the bash tool is among them (the prompt says so). */
+  bash: boolean;
+}
+
+/** The tools a run or a sub-agent gets; built once per process, picked per run. */
+export interface Toolbox {
+  forRun(options: RunOptions, model: ModelConfig, extra: { task?: StructuredToolInterface }): Promise<RunTools>;
+  forSubagent(kind: SubagentKind): Promise<StructuredToolInterface[]>;
+}
+
+export interface GraphServices {
+  /** WARREN_HOME: threads' user-data folders. */
+  home: string;
+  /** Folder holding `public/` and `custom/` skills. */
+  skillsDir: string;
+  extensionsConfigPath: string;
+  /** A client for a configured model. */
+  chatModel(entry: ModelConfig, options: ChatModelOptions): Promise<BaseChatModel>;
+  toolbox: Toolbox;
+  /** Runs sub-agent tasks as queued jobs on any worker; left out, they run in this process. */
+  tasks?: TaskDispatcher;
+}
