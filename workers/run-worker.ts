@@ -6,7 +6,8 @@ import { WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
-import type { RunJob } from '../src/queue/run-queue.js';
+import { checkMessage } from '../src/queue/message.js';
+import { RunJobSchema, type RunJob } from '../src/queue/run-queue.js';
 import { keys } from '../src/store/keys.js';
 import { executeRun, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
 
@@ -43,6 +44,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   };
 
   const processor = async (job: Job<RunJob>, token?: string) => {
+    // A job that does not match fails at once (its run is settled by nobody: it names none).
+    const data = checkMessage(RunJobSchema, job.data, 'InvalidRunJob', 'run job');
     const jobId = job.id as string;
     const earlier = running.get(jobId);
     if (earlier) {
@@ -56,7 +59,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       throw new WaitingError();
     }
     const entry = { stop: new AbortController(), done: Promise.resolve<unknown>(undefined) };
-    const execution = executeRun(job.data, entry.stop.signal, executor);
+    const execution = executeRun(data, entry.stop.signal, executor);
     entry.done = execution;
     running.set(jobId, entry);
     let outcome: Awaited<typeof execution>;

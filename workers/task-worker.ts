@@ -4,7 +4,8 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
-import { taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
+import { checkMessage } from '../src/queue/message.js';
+import { TaskJobSchema, taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
 import { keys } from '../src/store/keys.js';
 import type { SubagentRunner } from './agent/subagents.js';
 
@@ -23,7 +24,8 @@ export interface TaskWorkerOptions {
 export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ close(): Promise<void> }> {
   const { log } = options;
   const processor = async (job: Job<TaskJob, string>, _token?: string, signal?: AbortSignal) => {
-    const task = job.data;
+    // A job that does not match fails, and its parent run reads the failure as the task's error.
+    const task = checkMessage(TaskJobSchema, job.data, 'InvalidTaskJob', 'task job');
     log.info({ run_id: task.run_id, task_id: task.task_id }, 'sub-agent task started');
     return options.runner(task, {
       timeoutMs: options.timeoutMs,
