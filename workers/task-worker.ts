@@ -7,6 +7,7 @@ import { subscribeControl } from '../src/queue/control.js';
 import { checkMessage } from '../src/queue/message.js';
 import { TaskJobSchema, taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
 import { keys } from '../src/store/keys.js';
+import { connectionErrorLog } from '../src/store/redis.js';
 import type { SubagentRunner } from './agent/subagents.js';
 
 export interface TaskWorkerOptions {
@@ -46,9 +47,9 @@ export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ clo
     stalledInterval: 5_000,
     maxStalledCount: 2,
   });
-  worker.on('error', (err) => log.warn({ err: err.message }, 'task worker error'));
+  worker.on('error', connectionErrorLog(log, { worker: 'tasks' }).error);
   // The parent timed out waiting, or was stopped.
-  await subscribeControl(options.subscriber, { onTaskCancel: (message) => void worker.cancelJob(message.task_job_id, 'interrupt') });
+  await subscribeControl(options.subscriber, { onTaskCancel: (message) => void worker.cancelJob(message.task_job_id, 'interrupt') }, log);
   return {
     async close() {
       await worker.close();

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRunQueue } from '../../src/queue/run-queue.js';
 import { nowIso, type StoredRun } from '../../src/store/records.js';
@@ -48,7 +49,7 @@ describe('the worker checks what crosses the queue', () => {
     };
     const created = await stores.runs.create(run, 'enqueue');
     expect(created.dispatch).toBe(true);
-    const dispatcher = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName);
+    const dispatcher = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName, pino({ level: 'silent' }));
     try {
       await dispatcher.dispatch(threadId, run.run_id);
     } finally {
