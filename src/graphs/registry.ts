@@ -127,6 +127,8 @@ export function createGraphRegistry(
       if (!mod) {
         mod = import(entry.url) as Promise<Record<string, unknown>>;
         modules.set(entry.url, mod);
+        // Not a drop: the caller awaiting `mod` gets the error; the cache only forgets it, so the
+        // next load tries again.
         mod.catch(() => modules.delete(entry.url));
       }
       const exported = (await mod)[entry.exportName];

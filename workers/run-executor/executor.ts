@@ -207,7 +207,13 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
       log.warn({ err: cause, run_attempt: attempt }, 'run failed');
       settlement = { status: 'error', threadStatus: 'error', error };
     }
-    if (settlement.status !== 'deleted') values = await currentValues(deps, run).catch(() => undefined);
+    if (settlement.status !== 'deleted') {
+      values = await currentValues(deps, run).catch((error: unknown) => {
+        // The thread keeps the values it had; the run still settles.
+        log.warn({ err: error, run_attempt: attempt }, 'could not read the thread values after the run stopped');
+        return undefined;
+      });
+    }
   }
 
   await settle(deps, fence, settlement, { values, interrupts }, run, kwargs);
@@ -264,7 +270,10 @@ async function settle(
     retentionSeconds: deps.settings.streamRetentionSeconds,
   });
   if (next) await deps.dispatcher.dispatch(threadId, next);
-  await deps.countFinished?.(settlement.status === 'deleted' ? 'rolled_back' : settlement.status).catch(() => undefined);
+  await deps.countFinished?.(settlement.status === 'deleted' ? 'rolled_back' : settlement.status).catch((err: unknown) => {
+    // A missed count costs /metrics one increment; the run is settled already.
+    deps.log.warn({ err, run_id: runId, thread_id: threadId }, 'could not count the finished run');
+  });
   if (run?.temporary && kwargs?.on_completion !== 'keep') {
     // The stream and run record stay joinable for the retention period, then expire.
     await deps.runs.expireAll(threadId, deps.settings.streamRetentionSeconds);
