@@ -108,6 +108,8 @@ export function createGraphRegistry(
     if (!mod) {
       mod = import(url) as Promise<Record<string, unknown>>;
       modules.set(url, mod);
+      // Not a drop: the caller awaiting `mod` gets the error; the cache only forgets it, so the
+      // next load tries again.
       mod.catch(() => modules.delete(url));
     }
     const exported = (await mod)[exportName];

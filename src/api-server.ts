@@ -18,7 +18,7 @@ import { createWarrenMetrics } from './metrics/warren-metrics.js';
 import { publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
-import { connectRedis } from './store/redis.js';
+import { connectionErrorLog, connectRedis } from './store/redis.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { createStores } from './store/stores.js';
@@ -66,9 +66,11 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const secrets = configSecrets(config, process.env, apiKeys);
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
   const redis = connectRedis(env.redisUrl, 'api', log);
+  // Collectors read Redis: while it is away, every scrape would fail the same way.
+  const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
   const stores = createStores(redis.command);
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
-  const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName);
+  const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const hub = createRunStreamHub({
     streams: stores.streams,
     blockingConnection: (name) => redis.blocking(name),
@@ -94,7 +96,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   };
   const app = await buildApp({
     config,
-    metrics: () => metrics.registry.render(),
+    metrics: () => metrics.registry.render(collectorErrors.error),
     instanceId: env.instanceId,
     logLevel: env.logLevel,
     ...(logStream ? { logStream } : {}),

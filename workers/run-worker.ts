@@ -6,8 +6,10 @@ import { WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
-import type { RunJob } from '../src/queue/run-queue.js';
+import { checkMessage } from '../src/queue/message.js';
+import { RunJobSchema, type RunJob } from '../src/queue/run-queue.js';
 import { keys } from '../src/store/keys.js';
+import { connectionErrorLog } from '../src/store/redis.js';
 import { executeRun, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
 
 export interface RunWorkerOptions {
@@ -43,6 +45,8 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   };
 
   const processor = async (job: Job<RunJob>, token?: string) => {
+    // A job that does not match fails at once (its run is settled by nobody: it names none).
+    const data = checkMessage(RunJobSchema, job.data, 'InvalidRunJob', 'run job');
     const jobId = job.id as string;
     const earlier = running.get(jobId);
     if (earlier) {
@@ -56,7 +60,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       throw new WaitingError();
     }
     const entry = { stop: new AbortController(), done: Promise.resolve<unknown>(undefined) };
-    const execution = executeRun(job.data, entry.stop.signal, executor);
+    const execution = executeRun(data, entry.stop.signal, executor);
     entry.done = execution;
     running.set(jobId, entry);
     let outcome: Awaited<typeof execution>;
@@ -83,21 +87,23 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     // Our own attempt counter fails a run after `max_attempts`; BullMQ must not fail it first.
     maxStalledCount: options.maxStalledCount ?? 10,
   });
-  worker.on('error', (err) => log.warn({ err: err.message }, 'worker error'));
+  // Mostly Redis connection errors, one per reconnect attempt while Redis is away.
+  worker.on('error', connectionErrorLog(log, { worker: 'runs' }).error);
   // Without its lock the job may be another worker's already: stop it before its next write
   // (which Redis would refuse anyway).
   worker.on('lockRenewalFailed', (jobIds: string[]) => {
     for (const id of jobIds) if (stop(id, 'lost')) log.warn({ run_id: id }, 'lock renewal failed; stopping the run');
   });
   worker.on('failed', (job, err) => {
-    if (job) log.error({ run_id: job.data.run_id, err: err.message }, 'run job failed');
+    // The job id is the run id; the data may be what failed.
+    if (job) log.error({ run_id: job.id, err }, 'run job failed');
   });
 
   await subscribeControl(options.subscriber, {
     onCancel: (message) => {
       if (stop(message.run_id, message.action)) log.info({ run_id: message.run_id, action: message.action }, 'cancelling run');
     },
-  });
+  }, log);
 
   let closing: Promise<void> | undefined;
   return {

@@ -4,8 +4,10 @@ import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
-import { taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
+import { checkMessage } from '../src/queue/message.js';
+import { TaskJobSchema, taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
 import { keys } from '../src/store/keys.js';
+import { connectionErrorLog } from '../src/store/redis.js';
 import type { SubagentRunner } from '../graphs/lead-agent/subagents.js';
 
 export interface TaskWorkerOptions {
@@ -23,7 +25,8 @@ export interface TaskWorkerOptions {
 export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ close(): Promise<void> }> {
   const { log } = options;
   const processor = async (job: Job<TaskJob, string>, _token?: string, signal?: AbortSignal) => {
-    const task = job.data;
+    // A job that does not match fails, and its parent run reads the failure as the task's error.
+    const task = checkMessage(TaskJobSchema, job.data, 'InvalidTaskJob', 'task job');
     log.info({ run_id: task.run_id, task_id: task.task_id }, 'sub-agent task started');
     return options.runner(task, {
       timeoutMs: options.timeoutMs,
@@ -44,9 +47,9 @@ export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ clo
     stalledInterval: 5_000,
     maxStalledCount: 2,
   });
-  worker.on('error', (err) => log.warn({ err: err.message }, 'task worker error'));
+  worker.on('error', connectionErrorLog(log, { worker: 'tasks' }).error);
   // The parent timed out waiting, or was stopped.
-  await subscribeControl(options.subscriber, { onTaskCancel: (message) => void worker.cancelJob(message.task_job_id, 'interrupt') });
+  await subscribeControl(options.subscriber, { onTaskCancel: (message) => void worker.cancelJob(message.task_job_id, 'interrupt') }, log);
   return {
     async close() {
       await worker.close();

@@ -55,7 +55,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   });
   const mcpSubscriber = redis.subscriber('mcp');
   await watchMcpConfig(mcpSubscriber, mcp, log);
-  const tasks = createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command);
+  const tasks = createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command, log);
   const services = createGraphServices(config, {
     home: env.home,
     skillsDir: resolveSkillsDir(config.skills.path, dir, PROJECT_SKILLS_DIR),
@@ -76,7 +76,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     workerName: env.instanceId,
     log,
   });
-  const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName);
+  const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const { checkpointer } = stores;
 
   const worker = await startRunWorker({

@@ -107,6 +107,7 @@ export function rootEntryNames(bytes: Buffer): string[] | null {
     }
     return names;
   } catch {
+    // A damaged directory reads past the buffer: the file is not a readable OLE2 container.
     return null;
   }
 }

@@ -74,6 +74,7 @@ function convertOptions(limits: JobLimits): ConvertOptions {
 }
 
 function removeWorkDir(workDir: string): void {
+  // Best effort: a work dir left behind sits in the temp folder, under a name we recognise.
   if (isSofficeWorkDir(workDir)) void rm(workDir, { recursive: true, force: true }).catch(() => {});
 }
 
@@ -126,6 +127,7 @@ export function startConverterThread(heapMb: number, onExit: () => void): Conver
   const retire = (): void => {
     ending = true;
     killProcessGroups();
+    // The thread is being dropped; a thread that fails to terminate has already stopped.
     void worker.terminate().catch(() => {});
   };
 

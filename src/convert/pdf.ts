@@ -85,6 +85,7 @@ async function extractPages(bytes: Buffer): Promise<{ total: number; pages: stri
     const pages = Array.from({ length: result.total }, (_, i) => byNumber.get(i + 1) ?? '');
     return { total: result.total, pages };
   } finally {
+    // Freeing the parser cannot change the pages already read.
     await parser.destroy().catch(() => {});
   }
 }

@@ -42,6 +42,7 @@ function isExecutable(file: string): boolean {
     accessSync(file, constants.X_OK);
     return true;
   } catch {
+    // Missing or not executable: not a LibreOffice we can run.
     return false;
   }
 }
@@ -191,6 +192,7 @@ export async function convertWithSoffice(
         `${label} was not converted: LibreOffice took longer than ${formatDuration(timeoutMs)} and was stopped.`,
       );
     }
+    // No output file is LibreOffice's way of failing: the error below says so.
     const converted = await readFile(path.join(outDir, `document.${to}`)).catch(() => null);
     if (!converted || converted.length === 0) {
       const exit = result.code ? ` (exit code ${result.code})` : '';
@@ -200,6 +202,7 @@ export async function convertWithSoffice(
     }
     return converted;
   } finally {
+    // Best effort: the conversion's answer stands whether or not its scratch folder went away.
     await rm(work, { recursive: true, force: true }).catch(() => {});
   }
 }

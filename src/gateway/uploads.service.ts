@@ -177,6 +177,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
           throw err instanceof NotFoundError ? new NotFoundError(`File not found: ${filename}`) : err;
         });
         const target = path.join(dir, filename);
+        // Missing or unreadable, the answer is the same 404.
         const info = await lstat(target).catch(() => null);
         if (!info) throw new NotFoundError(`File not found: ${filename}`);
         if (info.isDirectory()) throw new BadRequestError(`${filename} is a folder, not an uploaded file.`);

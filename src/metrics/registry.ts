@@ -88,9 +88,17 @@ export class MetricsRegistry {
   collect(collector: Collector): void {
     this.collectors.push(collector);
   }
-  async render(): Promise<string> {
+  /** A failed collector leaves its series out of this scrape; `onCollectorError` hears why. */
+  async render(onCollectorError: (err: unknown) => void): Promise<string> {
     const lines = this.metrics.flatMap((m) => m.render());
-    for (const collector of this.collectors) lines.push(...(await collector().catch(() => [])));
+    for (const collector of this.collectors) {
+      lines.push(
+        ...(await collector().catch((err: unknown) => {
+          onCollectorError(err);
+          return [];
+        })),
+      );
+    }
     return `${lines.join('\n')}\n`;
   }
 }

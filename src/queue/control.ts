@@ -2,6 +2,7 @@
 // changes. Pub/sub cannot replay, which is fine here: a run's cancel is also recorded on the
 // run, and workers re-read it; a task that misses its cancel ends at its own timeout.
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { keys } from '../store/keys.js';
@@ -42,22 +43,29 @@ export interface ControlHandlers {
   onConfigChanged?: (message: ConfigChanged) => void;
 }
 
-/** Subscribes `subscriber` (a dedicated connection) to the control channels. */
-export async function subscribeControl(subscriber: Redis, handlers: ControlHandlers): Promise<void> {
+/**
+ * Subscribes `subscriber` (a dedicated connection) to the control channels. A message that does
+ * not match its schema (another release sent it) is logged and skipped.
+ */
+export async function subscribeControl(subscriber: Redis, handlers: ControlHandlers, log: Logger): Promise<void> {
   const channels: string[] = [];
   if (handlers.onCancel) channels.push(keys.cancelChannel());
   if (handlers.onTaskCancel) channels.push(keys.taskCancelChannel());
   if (handlers.onConfigChanged) channels.push(keys.configChangedChannel());
   subscriber.on('message', (channel: string, payload: string) => {
+    // The connection may carry other subscriptions too: those are not ours to judge.
+    if (!channels.includes(channel)) return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(payload);
-    } catch {
+    } catch (err) {
+      log.warn({ err, channel }, 'control message is not JSON; skipped');
       return;
     }
     if (channel === keys.cancelChannel() && Value.Check(CancelMessageSchema, parsed)) handlers.onCancel?.(parsed);
     else if (channel === keys.taskCancelChannel() && Value.Check(TaskCancelMessageSchema, parsed)) handlers.onTaskCancel?.(parsed);
     else if (channel === keys.configChangedChannel() && Value.Check(ConfigChangedSchema, parsed)) handlers.onConfigChanged?.(parsed);
+    else log.warn({ channel }, 'control message does not match its schema; skipped');
   });
   // ioredis re-subscribes by itself after a reconnect.
   if (channels.length > 0) await subscriber.subscribe(...channels);

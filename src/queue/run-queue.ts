@@ -1,8 +1,10 @@
 // The API–worker contract for runs: the queue's name, a job's data, and dispatching.
 // A job only points at a run; the run record in Redis is the truth.
 import { Queue, type ConnectionOptions } from 'bullmq';
+import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { keys } from '../store/keys.js';
+import { connectionErrorLog } from '../store/redis.js';
 
 export const RunJobSchema = Type.Object({
   thread_id: Type.String(),
@@ -19,10 +21,10 @@ export interface RunDispatcher {
   close(): Promise<void>;
 }
 
-export function createRunQueue(connection: ConnectionOptions, queueName: string) {
+export function createRunQueue(connection: ConnectionOptions, queueName: string, log: Logger) {
   const queue = new Queue<RunJob, unknown, typeof RUN_JOB_NAME>(queueName, { connection, prefix: keys.bullPrefix() });
   // Without a listener, a Redis blip would surface as an unhandled 'error' event.
-  queue.on('error', () => {});
+  queue.on('error', connectionErrorLog(log, { queue: queueName }).error);
   const dispatcher: RunDispatcher & { queue: typeof queue } = {
     queue,
     async dispatch(threadId, runId) {

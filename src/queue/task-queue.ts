@@ -6,10 +6,12 @@
 // parent run streams it through its own (fenced) writer, like every other event of the run.
 import { Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { TaskTimeoutError } from '../errors.js';
 import { keys } from '../store/keys.js';
+import { connectionErrorLog } from '../store/redis.js';
 import { publishTaskCancel } from './control.js';
 
 export const TaskJobSchema = Type.Object({
@@ -47,12 +49,12 @@ export interface TaskDispatcher {
   close(): Promise<void>;
 }
 
-export function createTaskDispatcher(connection: ConnectionOptions, runQueueName: string, control: Redis): TaskDispatcher {
+export function createTaskDispatcher(connection: ConnectionOptions, runQueueName: string, control: Redis, log: Logger): TaskDispatcher {
   const name = taskQueueName(runQueueName);
   const queue = new Queue<TaskJob, string, typeof TASK_JOB_NAME>(name, { connection, prefix: keys.bullPrefix() });
   const events = new QueueEvents(name, { connection, prefix: keys.bullPrefix() });
-  queue.on('error', () => {});
-  events.on('error', () => {});
+  queue.on('error', connectionErrorLog(log, { queue: name }).error);
+  events.on('error', connectionErrorLog(log, { queue: name, role: 'events' }).error);
   const progressListeners = new Map<string, (message: string) => void>();
   events.on('progress', ({ jobId, data }) => {
     if (Value.Check(TaskProgressSchema, data)) progressListeners.get(jobId)?.(data.message);
@@ -60,6 +62,7 @@ export function createTaskDispatcher(connection: ConnectionOptions, runQueueName
 
   const stop = async (jobId: string) => {
     // A waiting job is removed; a running one is cancelled by the worker that holds it.
+    // BullMQ refuses to remove a job that is running (it is locked): the cancel below stops it.
     await queue.remove(jobId).catch(() => 0);
     await publishTaskCancel(control, { task_job_id: jobId });
   };

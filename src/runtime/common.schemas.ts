@@ -1,5 +1,6 @@
 // Schemas shared by the runtime route groups.
 import { Type, type Static } from 'typebox';
+import { JsonObjectSchema } from '../store/records.js';
 
 /** Ids are plain (they also name folders and Redis hash tags): no braces, slashes or dots. */
 export const ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
@@ -11,7 +12,7 @@ export type ThreadParams = Static<typeof ThreadParamsSchema>;
 export const RunParamsSchema = Type.Object({ thread_id: IdSchema, run_id: IdSchema });
 export type RunParams = Static<typeof RunParamsSchema>;
 
-export const JsonObjectSchema = Type.Record(Type.String(), Type.Unknown());
+export { JsonObjectSchema };
 
 /**
  * A page offset. Bounded: Redis takes 64-bit offsets, and a number past that (1e308 is an

@@ -91,7 +91,14 @@ export async function relayResult(
     }
     const body = result.error
       ? `{"__error__":${result.error}}`
-      : (result.values ?? JSON.stringify((await fallbackValues().catch(() => null)) ?? null));
+      : (result.values ??
+        JSON.stringify(
+          (await fallbackValues().catch((err: unknown) => {
+            // The run is over either way: answer with null values, and say why.
+            reply.log.warn({ err, run_id: target.runId }, 'could not read the thread values for the wait answer');
+            return null;
+          })) ?? null,
+        ));
     raw.end(body);
   } finally {
     clearInterval(keepAlive);

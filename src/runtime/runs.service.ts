@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
 import { DEFAULT_GRAPH_ID } from '../../graphs/registry.js';
 import { publishCancel } from '../queue/control.js';
+import type { RunKwargs, StreamMode } from '../queue/run-kwargs.js';
 import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
 import { appendedAt, type StreamEntry } from '../store/run-stream.js';
 import { publicRun, type CancelRunResult } from '../store/runs.js';
@@ -162,7 +163,21 @@ export function createRunsService(deps: RuntimeDeps) {
       }
 
       const strategy = body.multitask_strategy ?? 'enqueue';
-      const streamModes = body.stream_mode === undefined ? ['values'] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+      const streamModes: StreamMode[] = body.stream_mode === undefined ? ['values'] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+      const kwargs: RunKwargs = {
+        input: body.input ?? null,
+        command: body.command ?? null,
+        config: { ...(body.config ?? {}) },
+        context: body.context ?? null,
+        stream_mode: streamModes.length > 0 ? streamModes : ['values'],
+        stream_subgraphs: body.stream_subgraphs ?? false,
+        stream_resumable: body.stream_resumable ?? false,
+        interrupt_before: body.interrupt_before ?? null,
+        interrupt_after: body.interrupt_after ?? null,
+        checkpoint: body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : null),
+        on_disconnect: body.on_disconnect ?? 'cancel',
+        ...(stateless ? { on_completion: body.on_completion ?? 'delete' } : {}),
+      };
       const now = nowIso();
       const run: StoredRun = {
         run_id: randomUUID(),
@@ -172,20 +187,7 @@ export function createRunsService(deps: RuntimeDeps) {
         created_at: now,
         updated_at: now,
         metadata: { ...(body.metadata ?? {}) },
-        kwargs: {
-          input: body.input ?? null,
-          command: body.command ?? null,
-          config: { ...(body.config ?? {}) },
-          context: body.context ?? null,
-          stream_mode: streamModes.length > 0 ? streamModes : ['values'],
-          stream_subgraphs: body.stream_subgraphs ?? false,
-          stream_resumable: body.stream_resumable ?? false,
-          interrupt_before: body.interrupt_before ?? null,
-          interrupt_after: body.interrupt_after ?? null,
-          checkpoint: body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : null),
-          on_disconnect: body.on_disconnect ?? 'cancel',
-          ...(stateless ? { on_completion: body.on_completion ?? 'delete' } : {}),
-        },
+        kwargs,
         multitask_strategy: strategy,
         attempt: 0,
         cancel: null,

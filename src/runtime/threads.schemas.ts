@@ -2,7 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { ThreadSchema, ThreadStatusSchema } from '../store/records.js';
 import { ID_PATTERN, JsonObjectSchema, OffsetSchema } from './common.schemas.js';
-import { CheckpointRefSchema } from './runs.schemas.js';
+import { CheckpointRefSchema } from '../queue/run-kwargs.js';
 
 export const ThreadCreateSchema = Type.Object(
   {

@@ -60,6 +60,7 @@ function createKeyedQueue() {
     });
     const current = inTime.then((ok) => (ok ? task() : Promise.reject(late())));
     // The next one waits for this task, and, if this one gave up early, for the one before it.
+    // Not a drop: this task's own caller gets its error through `current`.
     const tail = Promise.all([previous, current.catch(() => undefined)]);
     tails.set(key, tail);
     void tail.then(() => {

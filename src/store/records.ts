@@ -31,7 +31,9 @@ export const MultitaskStrategySchema = Type.Union([
 ]);
 export type MultitaskStrategy = Static<typeof MultitaskStrategySchema>;
 
-const JsonObject = Type.Record(Type.String(), Type.Unknown());
+/** An open JSON object (LangGraph's `metadata`, `config`, `values`): every field is kept. */
+export const JsonObjectSchema = Type.Record(Type.String(), Type.Unknown());
+const JsonObject = JsonObjectSchema;
 
 export const ThreadSchema = Type.Object({
   thread_id: Type.String(),

@@ -50,6 +50,7 @@ export async function redisAnswers(url: string, timeoutMs = 500): Promise<boolea
       resolve(ok);
     };
     socket.setTimeout(timeoutMs, () => done(false));
+    // Refused or reset: nothing usable answers there, which is the probe's answer.
     socket.on('error', () => done(false));
     socket.on('connect', () => socket.write('PING\r\n'));
     // A password-protected server answers -NOAUTH: it is still a Redis that answers.

@@ -54,13 +54,60 @@ export function bullmqOptionsFromUrl(url: string, role: string): ConnectionOptio
   };
 }
 
-export function connectRedis(url: string, role: string, log?: Logger): RedisConnections {
+/** While a connection's errors repeat, it logs at most one line per this many ms. */
+export const CONNECTION_ERROR_LOG_INTERVAL_MS = 30_000;
+
+export interface ConnectionErrorLog {
+  error(err: unknown): void;
+  /** The connection is up (again). */
+  ready(): void;
+}
+
+/**
+ * Logs one connection's errors at warn, with their stack: the first at once, then at most one
+ * line per interval while they repeat (ioredis and BullMQ report every reconnect attempt), with
+ * how many were left out; and one line when the connection is back after a logged error.
+ * `what` names the source in the message (`redis connection error`).
+ */
+export function connectionErrorLog(
+  log: Logger,
+  fields: Record<string, unknown>,
+  { what = 'redis connection', intervalMs = CONNECTION_ERROR_LOG_INTERVAL_MS }: { what?: string; intervalMs?: number } = {},
+): ConnectionErrorLog {
+  let lastLoggedAt = Number.NEGATIVE_INFINITY;
+  let leftOut = 0;
+  let reported = false;
+  return {
+    error(err) {
+      const now = Date.now();
+      if (now - lastLoggedAt < intervalMs) {
+        leftOut += 1;
+        return;
+      }
+      lastLoggedAt = now;
+      reported = true;
+      log.warn({ ...fields, err, ...(leftOut > 0 ? { errors_left_out: leftOut } : {}) }, `${what} error`);
+      leftOut = 0;
+    },
+    ready() {
+      if (!reported) return;
+      reported = false;
+      log.info({ ...fields, ...(leftOut > 0 ? { errors_left_out: leftOut } : {}) }, `${what} recovered`);
+      leftOut = 0;
+    },
+  };
+}
+
+export function connectRedis(url: string, role: string, log: Logger): RedisConnections {
   const base = redisOptionsFromUrl(url);
   const owned = new Set<Redis>();
   const make = (name: string, extra: RedisOptions = {}): Redis => {
     const client = new Redis({ ...base, connectionName: `warren:${role}:${name}`, ...extra });
-    // Without a listener, ioredis prints unhandled 'error' events; reconnects are routine.
-    client.on('error', (err: Error) => log?.debug({ err: err.message, connection: name }, 'redis connection error'));
+    // Without a listener, ioredis prints unhandled 'error' events. An outage must show at the
+    // default level, but it fires on every reconnect attempt: one line per interval.
+    const errors = connectionErrorLog(log, { connection: `${role}:${name}` });
+    client.on('error', errors.error);
+    client.on('ready', errors.ready);
     owned.add(client);
     client.once('end', () => owned.delete(client));
     return client;
@@ -79,6 +126,7 @@ export function connectRedis(url: string, role: string, log?: Logger): RedisConn
             try {
               await c.quit();
             } catch {
+              // QUIT fails on a connection that is already down; dropping it is all that is left.
               c.disconnect();
             }
           }),

@@ -287,6 +287,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       connection?.disconnect();
       for (const watch of [...watches.values()]) for (const sub of [...watch.subs]) finish(sub);
       watches.clear();
+      // Closing with Redis away: the wake stream is one small key, left to its owner's next start.
       await streams.removeWakeStream(wake).catch(() => undefined);
     },
   };

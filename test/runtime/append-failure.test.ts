@@ -57,7 +57,7 @@ describe('a failed append', () => {
     });
 
     const stores = createStores(redis);
-    const dispatcher = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName);
+    const dispatcher = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName, pino({ level: 'silent' }));
     const appConfig = parseAppConfig({ graphs: { counter: `${GRAPHS_MODULE}:counter` } }, process.env);
     const outcome = await executeRun({ thread_id: threadId, run_id: run.run_id }, new AbortController().signal, {
       runs: stores.runs,

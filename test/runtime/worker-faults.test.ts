@@ -1,6 +1,7 @@
 // Worker fault handling in process: graceful hand-back on shutdown, and the attempt limit.
 import { Client } from '@langchain/langgraph-sdk';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
@@ -59,7 +60,7 @@ describe('worker faults', () => {
     await redis.del(keys.runStream(id2, parked.run_id));
     await redis.set(keys.activeRun(id2), parked.run_id);
     const { createRunQueue } = await import('../../src/queue/run-queue.js');
-    const queue = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName);
+    const queue = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName, pino({ level: 'silent' }));
     await queue.queue.remove(parked.run_id);
     await queue.dispatch(id2, parked.run_id);
     await queue.close();

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { isFenceRefusal, isLineageRefusal, RunError } from '../../src/errors.js';
 import type { GraphRegistry } from '../../graphs/registry.js';
 import { toWire, toWireJson } from '../../graphs/serialize.js';
+import { readRunKwargs, type RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
 import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
 import type { RunStreams } from '../../src/store/run-stream.js';
@@ -16,7 +17,7 @@ import type { ThreadStore } from '../../src/store/threads.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
 import { StreamBarrier } from './stream-barrier.js';
 import { streamGraph, type WireStreamMode } from './graph-stream.js';
-import { graphConfig, graphInput, runKwargs } from './run-config.js';
+import { graphConfig, graphInput } from './run-config.js';
 
 /**
  * Why a run's AbortSignal fired; BullMQ passes it through as the abort reason. `lost`: the
@@ -111,7 +112,6 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
   const attempt = claim.attempt;
   const writer = streams.writer(fence);
   const run = await runs.require(threadId, runId);
-  const kwargs = runKwargs(run);
   const started = Date.now();
   log.info({ run_attempt: attempt, run_queue_ms: started - Date.parse(run.created_at) }, 'run started');
 
@@ -121,6 +121,17 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
   run.checkpoint_before = before;
 
   await writer.append('metadata', toWireJson({ run_id: runId, attempt }));
+
+  let kwargs: RunKwargs;
+  try {
+    kwargs = readRunKwargs(run.kwargs);
+  } catch (err) {
+    // A record this release cannot read (another release wrote it, or a hand edit): the run
+    // fails with an error its clients can see, and the thread moves on to its next run.
+    log.warn({ err, run_attempt: attempt }, 'run record does not match the run contract');
+    await settle(deps, fence, { status: 'error', threadStatus: 'error', error: errorPayload(err) }, {}, run);
+    return 'settled';
+  }
 
   let settlement: Settlement;
   let values: Record<string, unknown> | null | undefined;
@@ -196,10 +207,16 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
       log.warn({ err: cause, run_attempt: attempt }, 'run failed');
       settlement = { status: 'error', threadStatus: 'error', error };
     }
-    if (settlement.status !== 'deleted') values = await currentValues(deps, run).catch(() => undefined);
+    if (settlement.status !== 'deleted') {
+      values = await currentValues(deps, run).catch((error: unknown) => {
+        // The thread keeps the values it had; the run still settles.
+        log.warn({ err: error, run_attempt: attempt }, 'could not read the thread values after the run stopped');
+        return undefined;
+      });
+    }
   }
 
-  await settle(deps, fence, settlement, { values, interrupts }, run);
+  await settle(deps, fence, settlement, { values, interrupts }, run, kwargs);
   log.info({ run_attempt: attempt, run_exec_ms: Date.now() - started, status: settlement.status }, 'run finished');
   return 'settled';
 }
@@ -236,6 +253,7 @@ async function settle(
   settlement: Settlement,
   state: { values?: Record<string, unknown> | null; interrupts?: Record<string, unknown> },
   run?: StoredRun,
+  kwargs?: RunKwargs,
 ): Promise<void> {
   const { threadId, runId } = fence;
   if (settlement.status === 'deleted') {
@@ -252,8 +270,11 @@ async function settle(
     retentionSeconds: deps.settings.streamRetentionSeconds,
   });
   if (next) await deps.dispatcher.dispatch(threadId, next);
-  await deps.countFinished?.(settlement.status === 'deleted' ? 'rolled_back' : settlement.status).catch(() => undefined);
-  if (run?.temporary && (run.kwargs as { on_completion?: string }).on_completion !== 'keep') {
+  await deps.countFinished?.(settlement.status === 'deleted' ? 'rolled_back' : settlement.status).catch((err: unknown) => {
+    // A missed count costs /metrics one increment; the run is settled already.
+    deps.log.warn({ err, run_id: runId, thread_id: threadId }, 'could not count the finished run');
+  });
+  if (run?.temporary && kwargs?.on_completion !== 'keep') {
     // The stream and run record stay joinable for the retention period, then expire.
     await deps.runs.expireAll(threadId, deps.settings.streamRetentionSeconds);
     await deps.threads.remove(threadId);

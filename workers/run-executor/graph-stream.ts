@@ -3,8 +3,10 @@
 // `<mode>|<ns...>` for subgraph output when subgraphs were asked for.
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { HostedGraph } from '../../graphs/registry.js';
+import type { StreamMode } from '../../src/queue/run-kwargs.js';
 
-export type WireStreamMode = 'values' | 'messages-tuple' | 'custom' | 'updates' | 'events' | 'debug' | 'tasks' | 'checkpoints';
+/** The modes a run may ask for, as the API accepted them. */
+export type WireStreamMode = StreamMode;
 type LibStreamMode = 'values' | 'messages' | 'custom' | 'updates' | 'debug' | 'tasks' | 'checkpoints';
 
 export interface GraphEvent {

@@ -1,25 +1,9 @@
-// A run's stored kwargs → what LangGraph.js takes: the input (or Command), and the config.
+// A run's kwargs (checked against the queue contract, src/queue/run-kwargs.ts) → what
+// LangGraph.js takes: the input (or Command), and the config.
 import { Command } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
+import type { RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { StoredRun } from '../../src/store/records.js';
-import type { WireStreamMode } from './graph-stream.js';
-
-export interface RunKwargs {
-  input?: unknown;
-  command?: { resume?: unknown; update?: unknown; goto?: unknown } | null;
-  config?: { recursion_limit?: number; configurable?: Record<string, unknown>; tags?: string[] } & Record<string, unknown>;
-  context?: Record<string, unknown> | null;
-  stream_mode?: WireStreamMode[];
-  stream_subgraphs?: boolean;
-  interrupt_before?: string[] | '*';
-  interrupt_after?: string[] | '*';
-  checkpoint?: { checkpoint_id?: string; checkpoint_ns?: string } | null;
-  on_completion?: 'delete' | 'keep';
-}
-
-export function runKwargs(run: StoredRun): RunKwargs {
-  return run.kwargs as RunKwargs;
-}
 
 export function graphInput(kwargs: RunKwargs, resumeFromCheckpoint: boolean): unknown {
   // After a crash with progress made, continue from the last checkpoint instead of re-sending

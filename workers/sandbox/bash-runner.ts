@@ -58,6 +58,7 @@ function bwrapRunner(deps: BashRunnerDeps, bwrap: string, layout: SystemLayout):
       await files.ensureArea(threadId, 'outputs');
       const uploads = await files.ensureArea(threadId, 'uploads');
       const userData = await realpath(files.userDataDir(threadId));
+      // No skills folder: the sandbox simply has no /mnt/skills.
       const skills = await realpath(skillsDir).catch(() => null);
       return runProcess(
         {

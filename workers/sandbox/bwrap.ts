@@ -82,10 +82,12 @@ export async function readSystemLayout(): Promise<SystemLayout> {
   const args = ['--ro-bind', '/usr', '/usr'];
   for (const name of ROOT_LINKS) {
     const full = `/${name}`;
+    // A system without this top-level folder gets no bind for it.
     const stat = await lstat(full).catch(() => null);
     if (stat?.isSymbolicLink()) args.push('--symlink', await readlink(full), full);
     else if (stat?.isDirectory()) args.push('--ro-bind', full, full);
   }
+  // An unreadable /etc leaves only the files bound always.
   const etcNames = await readdir('/etc').catch(() => [] as string[]);
   const etc = [...ETC_ALWAYS, ...etcNames.filter((n) => ETC_PREFIXES.some((p) => n.startsWith(p)))];
   for (const name of etc) args.push('--ro-bind-try', `/etc/${name}`, `/etc/${name}`);

@@ -190,6 +190,7 @@ export function createVirtualFs(deps: { files: ThreadFiles; skillsDir: string })
           if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw describeFsError(err, shown);
         }
         // Whether just made or already there (perhaps a symlink), the folder must stay inside.
+        // Unresolvable is refused below, as a broken link.
         const linked = await realpath(next).catch(() => null);
         if (linked === null) throw new ForbiddenError(`${shown} is a broken symbolic link and is refused.`);
         dir = checked(root, kind, linked, shown);
@@ -197,10 +198,12 @@ export function createVirtualFs(deps: { files: ThreadFiles; skillsDir: string })
       }
       if (!dir.writable) throw new ForbiddenError(`${parsed.virtual} leads into a read-only folder and is refused.`);
       const target = path.join(dir.real, parsed.rest.at(-1) as string);
+      // Not there yet: the file will be created.
       const existing = await lstat(target).catch(() => null);
       if (existing?.isDirectory()) throw new BadRequestError(`${parsed.virtual} is a folder, not a file.`);
       let resolved: ResolvedPath = { virtual: parsed.virtual, real: target, area: dir.area, writable: true };
       if (existing?.isSymbolicLink()) {
+        // Unresolvable is refused below, as a broken link.
         const linked = await realpath(target).catch(() => null);
         if (linked === null) throw new ForbiddenError(`${parsed.virtual} is a broken symbolic link and is refused.`);
         resolved = checked(root, kind, linked, parsed.virtual);

@@ -59,6 +59,7 @@ function createLsTool(vfs: VirtualFs): StructuredToolInterface {
       dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       if (dirents.length === 0) return `${resolved.virtual} is empty.`;
       const shown = dirents.slice(0, LS_MAX_ENTRIES);
+      // A file removed since readdir is listed without its size.
       const lines = await Promise.all(
         shown.map(async (d) => entryLine(d, d.isFile() ? ((await lstat(path.join(resolved.real, d.name)).catch(() => null))?.size ?? null) : null)),
       );

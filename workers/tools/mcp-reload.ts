@@ -15,5 +15,5 @@ export async function watchMcpConfig(subscriber: Redis, toolset: Pick<McpToolset
       // reload() never rejects, and bursts of announcements join one pending reload.
       void toolset.reload();
     },
-  });
+  }, log);
 }

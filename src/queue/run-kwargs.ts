@@ -1,0 +1,77 @@
+// What a run asks of its graph, as the API stores it on the run record (`kwargs`) and a worker
+// reads it back: one schema for both sides. The runtime's request schema is built from the same
+// parts, so a value the API accepts is a value the worker can read.
+import { Type, type Static } from 'typebox';
+import { JsonObjectSchema } from '../store/records.js';
+import { checkMessage } from './message.js';
+
+/** The seed's eight stream modes; `tools`, `messages` or anything else is refused. */
+export const StreamModeSchema = Type.Union([
+  Type.Literal('values'),
+  Type.Literal('messages-tuple'),
+  Type.Literal('custom'),
+  Type.Literal('updates'),
+  Type.Literal('events'),
+  Type.Literal('debug'),
+  Type.Literal('tasks'),
+  Type.Literal('checkpoints'),
+]);
+export type StreamMode = Static<typeof StreamModeSchema>;
+
+export const NodeListSchema = Type.Union([Type.Literal('*'), Type.Array(Type.String({ maxLength: 256 }), { maxItems: 256 })]);
+
+export const RunInputSchema = Type.Union([JsonObjectSchema, Type.Array(Type.Unknown()), Type.String(), Type.Null()]);
+
+export const CheckpointRefSchema = Type.Object(
+  {
+    checkpoint_id: Type.Optional(Type.String({ maxLength: 128 })),
+    checkpoint_ns: Type.Optional(Type.String({ maxLength: 1024 })),
+    checkpoint_map: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+
+export const RunConfigSchema = Type.Object(
+  {
+    recursion_limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    configurable: Type.Optional(JsonObjectSchema),
+    tags: Type.Optional(Type.Array(Type.String(), { maxItems: 256 })),
+    metadata: Type.Optional(JsonObjectSchema),
+  },
+  { additionalProperties: true },
+);
+
+export const CommandSchema = Type.Object(
+  {
+    resume: Type.Optional(Type.Unknown()),
+    update: Type.Optional(Type.Union([JsonObjectSchema, Type.Array(Type.Unknown()), Type.Null()])),
+    goto: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+export const OnCompletionSchema = Type.Union([Type.Literal('delete'), Type.Literal('keep')]);
+export const OnDisconnectSchema = Type.Union([Type.Literal('cancel'), Type.Literal('continue')]);
+
+/**
+ * The API sets every field but `on_completion` (stateless runs only); they stay optional so that
+ * a record written with fewer fields still reads, and the worker falls back to its defaults.
+ */
+export const RunKwargsSchema = Type.Object({
+  input: Type.Optional(RunInputSchema),
+  command: Type.Optional(Type.Union([CommandSchema, Type.Null()])),
+  config: Type.Optional(RunConfigSchema),
+  context: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
+  stream_mode: Type.Optional(Type.Array(StreamModeSchema)),
+  stream_subgraphs: Type.Optional(Type.Boolean()),
+  stream_resumable: Type.Optional(Type.Boolean()),
+  interrupt_before: Type.Optional(Type.Union([NodeListSchema, Type.Null()])),
+  interrupt_after: Type.Optional(Type.Union([NodeListSchema, Type.Null()])),
+  checkpoint: Type.Optional(Type.Union([CheckpointRefSchema, Type.Null()])),
+  on_disconnect: Type.Optional(OnDisconnectSchema),
+  on_completion: Type.Optional(OnCompletionSchema),
+});
+export type RunKwargs = Static<typeof RunKwargsSchema>;
+
+/** A stored run's kwargs, checked; a record that does not match throws a RunError naming the field. */
+export const readRunKwargs = (kwargs: unknown): RunKwargs => checkMessage(RunKwargsSchema, kwargs, 'InvalidRunKwargs', 'run kwargs');

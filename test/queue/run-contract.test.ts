@@ -1,0 +1,85 @@
+// The queue contract on the worker's side: a run record whose kwargs do not match
+// RunKwargsSchema, and a run job whose data does not match RunJobSchema, each end as a clear
+// failure, and the worker goes on to run the next run.
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createRunQueue } from '../../src/queue/run-queue.js';
+import { nowIso, type StoredRun } from '../../src/store/records.js';
+import { keys } from '../../src/store/keys.js';
+import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
+import { createStores } from '../../src/store/stores.js';
+import { startStack, testGraphs, type Stack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
+
+let stack: Stack;
+let redis: Redis;
+beforeAll(async () => {
+  stack = await startStack({ config: { graphs: testGraphs('counter') } });
+  redis = new Redis(inject('redisUrl'));
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await stack?.close();
+});
+
+const counted = { input: { count: 0 }, config: { configurable: { target: 2 } } };
+
+describe('the worker checks what crosses the queue', () => {
+  it('fails a run whose stored kwargs do not match the contract with an error event, then runs the next', async () => {
+    const { thread_id: threadId } = await stack.client.threads.create();
+    const stores = createStores(redis);
+    const now = nowIso();
+    const run: StoredRun = {
+      run_id: randomUUID(),
+      thread_id: threadId,
+      assistant_id: 'counter',
+      status: 'pending',
+      created_at: now,
+      updated_at: now,
+      metadata: {},
+      // Written by some other release: a stream mode this one does not know.
+      kwargs: { input: { count: 0 }, stream_mode: ['values', 'telepathy'] },
+      multitask_strategy: 'enqueue',
+      attempt: 0,
+      cancel: null,
+      temporary: false,
+    };
+    const created = await stores.runs.create(run, 'enqueue');
+    expect(created.dispatch).toBe(true);
+    const dispatcher = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName, pino({ level: 'silent' }));
+    try {
+      await dispatcher.dispatch(threadId, run.run_id);
+    } finally {
+      await dispatcher.close();
+    }
+    await stack.client.runs.join(threadId, run.run_id);
+
+    expect((await stack.client.runs.get(threadId, run.run_id)).status).toBe('error');
+    const stored = await stores.streams.readAfter(threadId, run.run_id, '0');
+    expect(stored.map((e) => e.event)).toEqual(['metadata', 'error', 'end']);
+    const error = JSON.parse(stored[1]?.data ?? '{}') as { error: string; message: string };
+    expect(error.error).toBe('InvalidRunKwargs');
+    expect(error.message).toContain('/stream_mode/1');
+
+    // The thread was handed on: its next run runs.
+    const values = (await stack.client.runs.wait(threadId, 'counter', counted)) as { count: number };
+    expect(values.count).toBe(2);
+  });
+
+  it('fails a run job whose data does not match the contract, and keeps taking jobs', async () => {
+    const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    try {
+      const job = await queue.add('run', { thread_id: 42 }, { jobId: `bad-${randomUUID()}`, attempts: 1 });
+      const failed = await waitFor(async () => ((await queue.getJobState(job.id as string)) === 'failed' ? queue.getJob(job.id as string) : null), 'the bad job to fail');
+      expect(failed?.failedReason).toContain('Invalid run job');
+    } finally {
+      await queue.close();
+    }
+    const { thread_id: threadId } = await stack.client.threads.create();
+    const values = (await stack.client.runs.wait(threadId, 'counter', counted)) as { count: number };
+    expect(values.count).toBe(2);
+  });
+});
