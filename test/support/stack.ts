@@ -57,6 +57,7 @@ export function testEnv(home: string, overrides: Partial<EnvConfig> = {}): EnvCo
   return {
     port: 0,
     host: '127.0.0.1',
+    listenBacklog: 4096,
     redisUrl: inject('redisUrl'),
     home,
     extensionsConfigPath: path.join(home, 'extensions_config.json'),
@@ -86,7 +87,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   options.beforeListen?.(api.app);
-  const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = await api.app.listen({ port: 0, host: '127.0.0.1', backlog: env.listenBacklog });
   const workers: WorkerProcess[] = [];
   const addWorker = async () => {
     const w = await createWorkerProcess({
