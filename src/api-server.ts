@@ -41,6 +41,8 @@ export interface ApiServerOptions {
   timeouts?: Partial<HttpTimeouts>;
   /** Test hook: where the log lines go (instead of stdout). */
   logStream?: DestinationStream;
+  /** Test hook: how long the stream hub's shared read blocks (and a quiet run waits for its settled check). */
+  streamBlockMs?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -57,7 +59,7 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
   };
 }
 
-export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream }: ApiServerOptions): Promise<ApiServer> {
+export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream, streamBlockMs }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
   const apiKeys = [...(env.apiKeys ?? []), ...config.auth.api_keys];
   const secrets = configSecrets(config, process.env, apiKeys);
@@ -71,6 +73,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     blockingConnection: (name) => redis.blocking(name),
     isSettled: async (threadId, runId) => isRunSettled(await stores.runs.get(threadId, runId)),
     onError: (err) => log.warn({ err }, 'run stream reader error'),
+    ...(streamBlockMs ? { blockMs: streamBlockMs } : {}),
   });
 
   const metrics = createWarrenMetrics(redis.command, dispatcher.queue);

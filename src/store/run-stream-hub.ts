@@ -10,6 +10,9 @@
 // the shared reader, skipping any id it has already delivered, so every entry arrives exactly
 // once and in order, whatever the timing.
 //
+// A stream whose `end` has been seen is not read again, and a subscriber that resumes at or
+// after it is answered with it at once.
+//
 // The XREAD names every followed stream, so it needs a single Redis (or all streams on one
 // Cluster slot); Warren connects to one Redis.
 import { randomUUID } from 'node:crypto';
@@ -26,7 +29,7 @@ export interface HubSubscriber {
 export interface RunStreamHub {
   /** Delivers entries after `afterId` (`-1`/`0`: all). Returns the unsubscribe function. */
   subscribe(threadId: string, runId: string, afterId: string, subscriber: HubSubscriber): () => void;
-  /** Streams in the shared read right now: followed, with their tail known (for tests and metrics). */
+  /** Streams in the shared read right now: followed, with their tail known and no `end` yet. */
   followed(): number;
   close(): Promise<void>;
 }
@@ -35,7 +38,10 @@ export interface HubOptions {
   streams: RunStreams;
   /** Makes the one connection the hub blocks on; called once, the hub disconnects it on close. */
   blockingConnection: (name: string) => Redis;
-  /** Called when a stream has had no new entry for a while: settled runs without `end` are closed. */
+  /**
+   * Asked when a stream has had no new entry for a while, or a client resumes at its tail:
+   * settled runs without `end` are closed.
+   */
   isSettled: (threadId: string, runId: string) => Promise<boolean>;
   blockMs?: number;
   onError?: (err: unknown) => void;
@@ -56,6 +62,10 @@ interface Watch {
   runId: string;
   /** Last id the shared reader has seen; null until the stream's tail is known. */
   cursor: string | null;
+  /** The stream's `end` entry, once seen: nothing follows it, so the shared read leaves it out. */
+  end: StreamEntry | null;
+  /** Settles when the tail is known, or the watch has failed and its subscribers are finished. */
+  ready: Promise<void>;
   subs: Set<Sub>;
   lastEntryAt: number;
   checkingSettled: boolean;
@@ -77,6 +87,8 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   let blockGeneration = 0;
   let rungGeneration = -1;
   let closed = false;
+
+  const isFollowed = (watch: Watch) => watch.cursor !== null && watch.end === null;
 
   const finish = (sub: Sub) => {
     if (sub.done) return;
@@ -127,10 +139,23 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     if (!safely(() => sub.subscriber.onEntries(batch)) || endAt >= 0) finish(sub);
   };
 
+  /** A live subscriber whose cursor is at or past the run's `end` (it resumed there) gets it again and is done. */
+  const endIfPast = (sub: Sub) => {
+    const { end } = sub.watch;
+    if (sub.done || sub.catchingUp || end === null || compareIds(sub.cursor, end.id) < 0) return;
+    safely(() => sub.subscriber.onEntries([end]));
+    finish(sub);
+  };
+
   const dispatch = (watch: Watch, entries: readonly StreamEntry[]) => {
+    const last = entries[entries.length - 1];
+    if (watch.end === null && last?.event === 'end') watch.end = last;
     for (const sub of [...watch.subs]) {
       if (sub.catchingUp) sub.buffer.push(...entries);
-      else deliver(sub, entries);
+      else {
+        deliver(sub, entries);
+        endIfPast(sub);
+      }
     }
   };
 
@@ -168,12 +193,18 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     }
   };
 
+  const startSettledCheck = (watch: Watch) => {
+    if (watch.checkingSettled) return;
+    watch.checkingSettled = true;
+    void checkSettled(watch).catch((err: unknown) => options.onError?.(err));
+  };
+
   async function loop() {
     looping = true;
     try {
-      while (!closed && watches.size > 0) {
+      while (!closed && [...watches.values()].some(isFollowed)) {
         const cursors = new Map<string, string>([[wake, wakeCursor]]);
-        for (const watch of watches.values()) if (watch.cursor !== null) cursors.set(watch.key, watch.cursor);
+        for (const watch of watches.values()) if (isFollowed(watch)) cursors.set(watch.key, watch.cursor as string);
         let batches: [string, StreamEntry[]][];
         blocked = true;
         blockGeneration += 1;
@@ -202,9 +233,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
           dispatch(watch, entries);
         }
         for (const watch of watches.values()) {
-          if (watch.cursor === null || watch.checkingSettled || now - watch.lastEntryAt < blockMs) continue;
-          watch.checkingSettled = true;
-          void checkSettled(watch).catch((err: unknown) => options.onError?.(err));
+          if (isFollowed(watch) && now - watch.lastEntryAt >= blockMs) startSettledCheck(watch);
         }
       }
     } finally {
@@ -219,16 +248,28 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   };
 
   async function catchUp(sub: Sub) {
-    const { threadId, runId } = sub.watch;
+    const { watch } = sub;
+    let delivered = false;
     for (;;) {
-      const entries = await streams.readAfter(threadId, runId, sub.cursor, 1000);
+      const entries = await streams.readAfter(watch.threadId, watch.runId, sub.cursor, 1000);
+      delivered ||= entries.length > 0;
       deliver(sub, entries);
       if (entries.length < 1000 || sub.done) break;
     }
+    // Whether the stream has ended is known once its tail has been read.
+    await watch.ready;
     sub.catchingUp = false;
     const buffered = sub.buffer;
     sub.buffer = [];
+    delivered ||= buffered.length > 0;
     deliver(sub, buffered);
+    // Resumed at (or past) the end: the run has finished, and says so again now.
+    endIfPast(sub);
+    if (!sub.done && !delivered) {
+      // Nothing to catch up on: a run that has settled without `end` is answered now rather
+      // than after the shared read's next quiet block.
+      startSettledCheck(watch);
+    }
   }
 
   return {
@@ -241,22 +282,33 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       const key = streams.key(threadId, runId);
       let watch = watches.get(key);
       if (!watch) {
-        const created: Watch = { key, threadId, runId, cursor: null, subs: new Set(), lastEntryAt: Date.now(), checkingSettled: false };
+        const created: Watch = {
+          key,
+          threadId,
+          runId,
+          cursor: null,
+          end: null,
+          ready: Promise.resolve(),
+          subs: new Set(),
+          lastEntryAt: Date.now(),
+          checkingSettled: false,
+        };
         watches.set(key, created);
         watch = created;
         // The shared reader starts at the stream's current tail; subscribers catch up on their own.
-        void streams
-          .lastEntry(threadId, runId)
-          .then((last) => {
+        created.ready = streams.lastEntry(threadId, runId).then(
+          (last) => {
             created.cursor = last?.id ?? '0';
+            if (last?.event === 'end') created.end = last;
             created.lastEntryAt = Date.now();
-            if (watches.get(key) === created) follow();
-          })
-          .catch((err: unknown) => {
+            if (watches.get(key) === created && isFollowed(created)) follow();
+          },
+          (err: unknown) => {
             options.onError?.(err);
             if (watches.get(key) === created) watches.delete(key);
             for (const s of [...created.subs]) finish(s);
-          });
+          },
+        );
       }
       const sub: Sub = {
         subscriber,
@@ -278,7 +330,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       };
     },
 
-    followed: () => [...watches.values()].filter((w) => w.cursor !== null).length,
+    followed: () => [...watches.values()].filter(isFollowed).length,
 
     async close() {
       if (closed) return;

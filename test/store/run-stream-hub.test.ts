@@ -61,6 +61,13 @@ function collect(hub: RunStreamHub, threadId: string, runId: string, afterId = '
 
 const run = () => ({ threadId: randomUUID(), runId: randomUUID() });
 
+/** A new run's ids, its writer, and the streams that wrote it. */
+function newRun() {
+  const streams = createRunStreams(redis);
+  const ids = run();
+  return { ...ids, streams, writer: streams.writer(ids.threadId, ids.runId) };
+}
+
 describe('run stream hub', () => {
   it('follows many runs over one connection, each subscriber getting each entry once, in order', async () => {
     const { hub, connections } = makeHub(2_000);
@@ -188,8 +195,9 @@ describe('run stream hub', () => {
     expect(late.entries).toEqual([]);
   });
 
-  it('ends a client that joined a settled run with a cursor past its last entry', async () => {
-    const { hub } = makeHub(200);
+  it('ends a client that joined a settled run with a cursor past its last entry, at once', async () => {
+    // A one-minute block: the answer must not wait for the shared read's quiet-run check.
+    const { hub } = makeHub(60_000);
     const streams = createRunStreams(redis);
     const { threadId, runId } = run();
     await streams.writer(threadId, runId).append('values', '{}');
@@ -197,6 +205,28 @@ describe('run stream hub', () => {
     const ahead = collect(hub, threadId, runId, '99999999999999-0');
     await waitFor(async () => ahead.done, 'the client to be ended', 10_000);
     expect(ahead.entries.map((e) => e.event)).toEqual(['end']);
+    await hub.close();
+  });
+});
+
+// Issue "exactly-once runs under faults": a client that resumes with the id of the run's `end`
+// is answered at once. The one-minute block makes a timer-driven answer miss the test's wait.
+describe('run stream hub: resuming at the end', () => {
+  const finishedRun = async (entries: number) => {
+    const { threadId, runId, streams, writer } = newRun();
+    for (let i = 0; i < entries; i += 1) await writer.append('values', JSON.stringify({ i }));
+    await writer.close(60);
+    const end = (await streams.lastEntry(threadId, runId)) as StreamEntry;
+    expect(end.event).toBe('end');
+    return { threadId, runId, end };
+  };
+
+  it('answers a client that resumes at the end of a finished run with end, at once', async () => {
+    const { hub } = makeHub(60_000);
+    const { threadId, runId, end } = await finishedRun(3);
+    const resumed = collect(hub, threadId, runId, end.id);
+    await waitFor(async () => resumed.done, 'the resumed client to be ended', 10_000);
+    expect(resumed.entries).toEqual([end]);
     await hub.close();
   });
 });

@@ -45,6 +45,8 @@ export interface StackOptions {
   beforeListen?: (app: ApiServer['app']) => void;
   /** Shorter HTTP timeouts (slow-client tests). */
   timeouts?: ApiServerOptions['timeouts'];
+  /** How long the stream hub's shared read blocks. */
+  streamBlockMs?: number;
   /** Log lines of the API and the workers go here, at `logLevel` (default: silent, nowhere). */
   logStream?: DestinationStream;
   logLevel?: EnvConfig['logLevel'];
@@ -85,6 +87,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.logStream ? { logStream: options.logStream } : {}),
+    ...(options.streamBlockMs ? { streamBlockMs: options.streamBlockMs } : {}),
   });
   options.beforeListen?.(api.app);
   const address = await api.app.listen({ port: 0, host: '127.0.0.1', backlog: env.listenBacklog });
