@@ -76,7 +76,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     ...(streamBlockMs ? { blockMs: streamBlockMs } : {}),
   });
 
-  const metrics = createWarrenMetrics(redis.command, dispatcher.queue);
+  const metrics = createWarrenMetrics(redis.command, dispatcher.queue, hub);
   const gatewayDeps = {
     config,
     files: createThreadFiles(env.home),
