@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only a,b] [--servers warren] [--cpu-prof DIR] [--warren-root DIR] [--slots N] [--tokens N] [--delay-ms N]`
+// `npm run bench [-- --quick] [--only a,b] [--servers warren] [--cpu-prof DIR] [--heap-snapshots DIR] [--warren-root DIR] [--slots N] [--tokens N] [--delay-ms N]`
 // Benchmarks Warren against the official LangGraph JS Agent Server on this machine, one server at
 // a time, with the same graph, scripted model and SDK client, then writes
 // results/<date>.json, results/<date>.svg and the results block of README.md.
@@ -24,6 +24,7 @@ import { measureFanout } from './workloads/fanout.ts';
 import { measureFloor } from './workloads/floor.ts';
 import { measureIdle } from './workloads/idle.ts';
 import { measureModelsUnderLoad } from './workloads/models-under-load.ts';
+import { measureStalledFanout } from './workloads/stalled-fanout.ts';
 import { measureThroughput, type ThroughputLevel } from './workloads/throughput.ts';
 
 const BENCH_DIR = import.meta.dirname;
@@ -51,7 +52,7 @@ async function quiet(ctx: Context, server: Pick<BenchServer, 'processes'> | null
  * fan-out; without this the first workload measured start-up, not the server.
  */
 async function warmUp(ctx: Context, server: BenchServer, graph: string, connections = true): Promise<void> {
-  const fanout = connections && graph === 'chat' && (ctx.options.workloads.has('fanout') || ctx.options.workloads.has('idle'));
+  const fanout = connections && graph === 'chat' && (['fanout', 'idle', 'stalled-fanout'] as const).some((w) => ctx.options.workloads.has(w));
   say(`${server.name}: warm-up on ${graph} (${ctx.options.warmupRuns} runs${fanout ? ', one 100-client fan-out' : ''})`);
   await measureThroughput(server, graph, { concurrency: 20, runs: ctx.options.warmupRuns }, ctx.options.levelDeadlineMs);
   if (fanout) await measureFanout(server, ctx.gate, 100, ctx.options.tokens, ctx.options.delayMs);
@@ -102,6 +103,16 @@ async function connectionWorkloads(ctx: Context, server: BenchServer): Promise<v
       }
     }
   }
+  // Warren only: the anchor's relay re-filters its listeners for every event (see README), so
+  // 2,000 readers of a 2,500-token run would take it far past the bench's bounds.
+  if (options.workloads.has('stalled-fanout') && server.name === 'warren') {
+    const params = options.stalledFanout;
+    await quiet(ctx, server, `${server.name} ${params.readers} readers and ${params.stalled} stalled sockets`);
+    say(`${server.name}: ${params.readers} readers and ${params.stalled} stalled sockets on one ${params.tokens}-token run`);
+    const point = await measureStalledFanout(server, gate, params);
+    say(`${server.name}: RSS ${point.rss_before_mib} → peak ${point.rss_peak_mib} MiB; after they left ${point.after_leave.right_after_mib}, ${point.after_leave.settled_mib} after ${point.after_leave.settled_s} s, ${point.after_leave.after_gc_mib} after a GC`);
+    results.stalled_fanout.push(point);
+  }
 }
 
 async function runAnchor(ctx: Context, modelUrl: string, graphSpec: string): Promise<void> {
@@ -135,7 +146,15 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
   if (!options.servers.has('warren')) return;
   if (![...options.workloads].some((w) => w !== 'conversion' && w !== 'floor')) return;
   say(`warren: starting Redis, API and worker (${options.slots} runs at once)`);
-  const warren: WarrenServer = await startWarren({ projectRoot: ctx.warrenRoot, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: options.slots, cpuProfDir: options.cpuProfDir });
+  const warren: WarrenServer = await startWarren({
+    projectRoot: ctx.warrenRoot,
+    graphSpec,
+    modelUrl,
+    gatedModelUrl: ctx.gate.url,
+    workerConcurrency: options.slots,
+    cpuProfDir: options.cpuProfDir,
+    heapSnapshotDir: options.heapSnapshotDir,
+  });
   try {
     await warmUp(ctx, warren, 'chat');
     await connectionWorkloads(ctx, warren);
@@ -237,6 +256,7 @@ async function main(): Promise<void> {
     floor: [],
     fanout: [],
     idle: [],
+    stalled_fanout: [],
     conversion: [],
     models_under_load: null,
     notes: [],
@@ -263,7 +283,7 @@ async function main(): Promise<void> {
   writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(dir, `${name}.svg`), resultsChart(results));
   // A partial run (--only) would blank the other tables: README shows complete runs only.
-  const complete = options.workloads.size === WORKLOADS.length && options.servers.size === 2 && !options.cpuProfDir && !options.warrenRoot;
+  const complete = options.workloads.size === WORKLOADS.length && options.servers.size === 2 && !options.cpuProfDir && !options.heapSnapshotDir && !options.warrenRoot;
   if (complete) updateReadme(path.join(BENCH_DIR, 'README.md'), resultsBlock(results, `${name}.json`, `${name}.svg`));
   say(`wrote results/${name}.json, results/${name}.svg${complete ? ' and README.md' : ''} in ${results.duration_s} s`);
 }

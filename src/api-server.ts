@@ -44,6 +44,8 @@ export interface ApiServerOptions {
   logStream?: DestinationStream;
   /** Test hook: shorter waits for, and leases of, the locks on shared files. */
   fileLocks?: Partial<FileLockSettings>;
+  /** Test hook: how long the stream hub's shared read blocks (and a quiet run waits for its settled check). */
+  streamBlockMs?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -60,7 +62,7 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
   };
 }
 
-export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream, fileLocks }: ApiServerOptions): Promise<ApiServer> {
+export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream, fileLocks, streamBlockMs }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
   const apiKeys = [...(env.apiKeys ?? []), ...config.auth.api_keys];
   const secrets = configSecrets(config, process.env, apiKeys);
@@ -76,9 +78,10 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     blockingConnection: (name) => redis.blocking(name),
     isSettled: async (threadId, runId) => isRunSettled(await stores.runs.get(threadId, runId)),
     onError: (err) => log.warn({ err }, 'run stream reader error'),
+    ...(streamBlockMs ? { blockMs: streamBlockMs } : {}),
   });
 
-  const metrics = createWarrenMetrics(redis.command, dispatcher.queue);
+  const metrics = createWarrenMetrics(redis.command, dispatcher.queue, hub);
   // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
   // are serialised in Redis, not in this process.
   const locks = createFileLocks(redis.command, fileLocks);

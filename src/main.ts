@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const env = readEnvConfig();
   const loaded = loadAppConfig();
   const server = await createApiServer({ env, loaded });
-  await server.app.listen({ port: env.port, host: env.host });
+  await server.app.listen({ port: env.port, host: env.host, backlog: env.listenBacklog });
 
   let stopping = false;
   const stop = async (signal: string) => {

@@ -2,9 +2,10 @@
 // about 15 minutes on a 2-core machine, --quick under about 3.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { StalledFanoutParams } from '../workloads/stalled-fanout.ts';
 import type { ThroughputLevel } from '../workloads/throughput.ts';
 
-export const WORKLOADS = ['floor', 'throughput', 'lead-agent', 'fanout', 'idle', 'conversion', 'models-under-load'] as const;
+export const WORKLOADS = ['floor', 'throughput', 'lead-agent', 'fanout', 'idle', 'stalled-fanout', 'conversion', 'models-under-load'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface BenchOptions {
@@ -33,6 +34,8 @@ export interface BenchOptions {
   anchorIdleMax: number;
   idleHeldRuns: number;
   idleSettleMs: number;
+  /** Readers, stalled sockets, the run's length and the wait after they leave (Warren only). */
+  stalledFanout: StalledFanoutParams;
   conversionRepeats: number;
   largePdfMiB: number;
   largePdfUploads: number;
@@ -44,6 +47,8 @@ export interface BenchOptions {
   servers: ReadonlySet<'anchor' | 'warren'>;
   /** Write V8 CPU profiles of Warren's API and workers here (`--cpu-prof DIR`). */
   cpuProfDir: string | null;
+  /** Each forced GC of Warren's API writes a heap snapshot here instead (`--heap-snapshots DIR`). */
+  heapSnapshotDir: string | null;
   /**
    * Measure the Warren built in this checkout instead of this one (`--warren-root DIR`, e.g. a
    * `git worktree` of an older commit with its own `npm ci && npm run build`): before and after.
@@ -66,6 +71,7 @@ const QUICK = {
   idleSteps: [0, 250, 500, 1000],
   anchorIdleMax: 1000,
   idleSettleMs: 2000,
+  stalledFanout: { readers: 500, stalled: 50, settleMs: 15_000 },
   conversionRepeats: 1,
   largePdfMiB: 4,
 };
@@ -87,9 +93,12 @@ const FULL = {
   idleSteps: [0, 1000, 2500, 5000, 7500, 10000],
   anchorIdleMax: 5000,
   idleSettleMs: 3000,
+  stalledFanout: { readers: 2000, stalled: 200, settleMs: 60_000 },
   conversionRepeats: 3,
   largePdfMiB: 16,
 };
+
+const STALLED_RUN_TOKENS = 1900;
 
 /** A flag's integer value, at least `min`; bad values fail at once rather than mid-run. */
 const integer = (name: string, value: string | undefined, fallback: number, min: number): number => {
@@ -113,6 +122,7 @@ export function readOptions(argv: readonly string[]): BenchOptions {
       only: { type: 'string' },
       servers: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      'heap-snapshots': { type: 'string' },
       'warren-root': { type: 'string' },
     },
     strict: true,
@@ -139,6 +149,8 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     anchorIdleMax: profile.anchorIdleMax,
     idleHeldRuns: 10,
     idleSettleMs: profile.idleSettleMs,
+    // About 1.7 MB of SSE events, at 2 ms a token.
+    stalledFanout: { ...profile.stalledFanout, tokens: STALLED_RUN_TOKENS, delayMs: 2 },
     conversionRepeats: profile.conversionRepeats,
     largePdfMiB: profile.largePdfMiB,
     largePdfUploads: 4,
@@ -147,6 +159,7 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     workloads: new Set(only as Workload[]),
     servers: new Set(servers as ('anchor' | 'warren')[]),
     cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
+    heapSnapshotDir: values['heap-snapshots'] ? path.resolve(values['heap-snapshots']) : null,
     warrenRoot: values['warren-root'] ? path.resolve(values['warren-root']) : null,
   };
 }

@@ -4,6 +4,7 @@ import type { FormatPoint } from '../workloads/conversion.ts';
 import type { FloorPoint } from '../workloads/floor.ts';
 import type { IdlePoint } from '../workloads/idle.ts';
 import type { ModelsUnderLoad } from '../workloads/models-under-load.ts';
+import type { StalledFanoutPoint } from '../workloads/stalled-fanout.ts';
 import type { ThroughputPoint } from '../workloads/throughput.ts';
 import type { MachineInfo } from './machine.ts';
 
@@ -37,6 +38,8 @@ export interface BenchResults {
   floor: FloorPoint[];
   fanout: FanoutPoint[];
   idle: IdlePoint[];
+  /** Warren only: readers and stalled sockets on one long run, and the API's memory after they leave. */
+  stalled_fanout: StalledFanoutPoint[];
   conversion: FormatPoint[];
   models_under_load: ModelsUnderLoad | null;
   /** Workloads or parts that could not be measured, and why. */

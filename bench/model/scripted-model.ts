@@ -19,18 +19,34 @@ export function fixedAnswer(tokens: number): string {
 /** A user message asking for another pace: `[delay=20]` streams at 20 ms per token. */
 export const withDelay = (text: string, delayMs: number): string => `${text} [delay=${delayMs}]`;
 
-function requestedDelay(request: ChatRequest): number | undefined {
+/** A user message asking for a longer answer: `[tokens=3000]` streams 3,000 tokens. */
+export const withTokens = (text: string, tokens: number): string => `${text} [tokens=${tokens}]`;
+
+/** A `[name=N]` setting in the last user message. */
+function requested(request: ChatRequest, name: 'delay' | 'tokens'): number | undefined {
   for (const message of [...request.messages].reverse()) {
     if (message.role !== 'user' || typeof message.content !== 'string') continue;
-    const match = /\[delay=(\d+)\]/.exec(message.content);
+    const match = new RegExp(`\\[${name}=(\\d+)\\]`).exec(message.content);
     return match ? Number(match[1]) : undefined;
   }
   return undefined;
 }
 
 export async function startScriptedModel(params: ModelParams): Promise<ScriptedOpenAI> {
-  const content = fixedAnswer(params.tokens);
-  const model = await startScriptedOpenAI((request) => ({ content, delayMs: requestedDelay(request) ?? params.delayMs }));
+  // A cache, one answer per length asked for: building a long one is not free.
+  const answers = new Map<number, string>();
+  const answer = (tokens: number): string => {
+    let text = answers.get(tokens);
+    if (text === undefined) {
+      text = fixedAnswer(tokens);
+      answers.set(tokens, text);
+    }
+    return text;
+  };
+  const model = await startScriptedOpenAI((request) => ({
+    content: answer(requested(request, 'tokens') ?? params.tokens),
+    delayMs: requested(request, 'delay') ?? params.delayMs,
+  }));
   // The server records every request; the bench never reads them, so keep the log empty.
   const requests = model.requests;
   const trim = setInterval(() => requests.splice(0, requests.length), 1000);

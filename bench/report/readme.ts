@@ -2,7 +2,18 @@
 // Everything outside the markers is hand-written and left alone.
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { BenchResults } from '../lib/results.ts';
-import { conversionTable, fanoutTable, floorTable, idleTable, latencyTable, leadAgentTable, modelsUnderLoadTable, throughputTable } from './tables.ts';
+import {
+  conversionTable,
+  fanoutTable,
+  floorTable,
+  idleTable,
+  latencyTable,
+  leadAgentTable,
+  memoryAfterLeaveTable,
+  modelsUnderLoadTable,
+  stalledFanoutTable,
+  throughputTable,
+} from './tables.ts';
 
 const START = '<!-- results:start -->';
 const END = '<!-- results:end -->';
@@ -45,6 +56,14 @@ export function resultsBlock(results: BenchResults, jsonName: string, svgName: s
     '### 4. Idle SSE streams on one API process',
     '',
     idleTable(results),
+    '',
+    '### API memory once the clients have left (fan-out and idle)',
+    '',
+    memoryAfterLeaveTable(results),
+    '',
+    '### 6. Readers and stalled sockets on one long run (Warren only)',
+    '',
+    stalledFanoutTable(results),
     '',
     '### 5. Conversion (Warren only: the anchor has no document API)',
     '',

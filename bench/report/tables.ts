@@ -210,6 +210,56 @@ export function idleTable(results: BenchResults): string {
   return lines.join('\n');
 }
 
+/** The API's RSS before fan-out and idle clients joined, and once they had all left. */
+export function memoryAfterLeaveTable(results: BenchResults): string {
+  const rows = [
+    ...results.fanout.map((f) => ({ what: `fan-out, ${f.clients} clients at ${f.delay_ms} ms/token`, server: f.server, before: f.rss_before_mib, after: f.after_leave })),
+    ...results.idle.map((p) => ({ what: `idle, ${p.steps.at(-1)?.connections ?? 0} streams`, server: p.server, before: p.steps[0]?.rss_mib, after: p.after_leave })),
+  ].filter((r) => r.after !== undefined);
+  if (rows.length === 0) return '';
+  const lines = [header(['workload', 'server', 'API RSS before MiB', 'right after the clients left', 'after a forced GC'])];
+  for (const r of rows) lines.push(row([r.what, r.server, fmt(r.before), fmt(r.after.right_after_mib), fmt(r.after.after_gc_mib)]));
+  return lines.join('\n');
+}
+
+export function stalledFanoutTable(results: BenchResults): string {
+  if (results.stalled_fanout.length === 0) return '_Readers with stalled sockets were not measured in this run._';
+  const lines = [
+    header([
+      'readers + stalled sockets',
+      'run (tokens, SSE bytes)',
+      'complete readers',
+      'failed connects (listen-queue overflows)',
+      'API RSS before MiB',
+      'peak',
+      'right after they left',
+      'settled (s later)',
+      'after a forced GC',
+      'V8 heap + buffers before that GC',
+      'live after it (before the clients came)',
+    ]),
+  ];
+  for (const p of results.stalled_fanout) {
+    const { gc } = p.after_leave;
+    lines.push(
+      row([
+        `${p.readers} + ${p.stalled}`,
+        `${p.tokens}, ${fmt(p.run_bytes / 1e6, 2)} MB`,
+        p.complete_readers,
+        `${p.failed_connects} (${p.listen_overflows})`,
+        fmt(p.rss_before_mib),
+        fmt(p.rss_peak_mib),
+        fmt(p.after_leave.right_after_mib),
+        `${fmt(p.after_leave.settled_mib)} (${p.after_leave.settled_s})`,
+        fmt(p.after_leave.after_gc_mib),
+        `${fmt(gc.heap_total_before_mib)} + ${fmt(gc.external_before_mib)}`,
+        `${fmt(gc.heap_used_mib + gc.external_mib)} (${fmt(p.gc_before.heap_used_mib + p.gc_before.external_mib)})`,
+      ]),
+    );
+  }
+  return lines.join('\n');
+}
+
 export function conversionTable(results: BenchResults): string {
   if (results.conversion.length === 0) return '_Conversion was not measured in this run._';
   const lines = [header(['format', 'documents', 'conversions (failed)', 'mean size MiB', 'ms per MiB p50 / p99', 'ms per document p50 / p99', 'MiB/s overall'])];

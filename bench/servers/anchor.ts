@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { collectGarbage, GC_HOOK_ARGS } from '../lib/gc.ts';
 import { freePort, startChild, stopChild } from '../lib/processes.ts';
 import { withDeadline } from '../lib/wait.ts';
 import type { BenchServer } from './bench-server.ts';
@@ -23,7 +24,7 @@ export async function startAnchor(options: AnchorOptions): Promise<BenchServer> 
   const port = await freePort();
   const args = { port, nWorkers: options.nWorkers, cwd, graphs: { chat: options.graphSpec } };
   const entry = path.join(import.meta.dirname, 'anchor-entry.ts');
-  const anchor = startChild('anchor', process.execPath, [entry, JSON.stringify(args)], {
+  const anchor = startChild('anchor', process.execPath, [...GC_HOOK_ARGS, entry, JSON.stringify(args)], {
     cwd,
     ipc: true,
     env: {
@@ -54,5 +55,13 @@ export async function startAnchor(options: AnchorOptions): Promise<BenchServer> 
     throw err;
   }
   const pid = anchor.child.pid as number;
-  return { name: 'anchor', apiUrl: `http://127.0.0.1:${port}`, apiPid: pid, processes: { server: pid }, idsCarryAppendTime: false, stop };
+  return {
+    name: 'anchor',
+    apiUrl: `http://127.0.0.1:${port}`,
+    apiPid: pid,
+    processes: { server: pid },
+    idsCarryAppendTime: false,
+    collectGarbage: () => collectGarbage(anchor.child),
+    stop,
+  };
 }

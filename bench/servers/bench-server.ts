@@ -1,4 +1,5 @@
 // What a workload needs from a server under test, whichever it is.
+import type { GcReport } from '../lib/gc.ts';
 import type { Buckets } from './warren-metrics.ts';
 
 export type ServerName = 'warren' | 'anchor';
@@ -15,5 +16,9 @@ export interface BenchServer {
   readonly idsCarryAppendTime: boolean;
   /** Warren only: scrapes the API's own relay-lag histogram (see warren-metrics.ts). */
   relayLag?: () => Promise<Buckets>;
+  /** Warren only: the streams the API process still counts as open (its /metrics gauge). */
+  openStreams?: () => Promise<number>;
+  /** Runs a full GC in the API process (../lib/gc.ts); resolves once it has run, with what is live. */
+  collectGarbage(): Promise<GcReport>;
   stop(): Promise<void>;
 }

@@ -1,14 +1,16 @@
 // Warren's own view of relay lag: the API's /metrics histogram of "worker append → this process
 // writes the event to a client". Diffing two scrapes isolates one workload, and separates the
-// server's share of the lag from the bench client's.
+// server's share of the lag from the bench client's. Also its gauge of open streams.
 
 /** Cumulative bucket counts by upper bound in ms (Infinity for +Inf). */
 export type Buckets = Map<number, number>;
 
 const BUCKET = /^warren_stream_relay_lag_seconds_bucket\{[^}]*le="([^"]+)"[^}]*\}\s+(\d+(?:\.\d+)?)/;
 
+const scrape = async (baseUrl: string): Promise<string> => (await fetch(`${baseUrl}/metrics`)).text();
+
 export async function scrapeRelayLag(baseUrl: string): Promise<Buckets> {
-  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const text = await scrape(baseUrl);
   const buckets: Buckets = new Map();
   for (const line of text.split('\n')) {
     const m = BUCKET.exec(line);
@@ -17,6 +19,13 @@ export async function scrapeRelayLag(baseUrl: string): Promise<Buckets> {
     buckets.set(le, (buckets.get(le) ?? 0) + Number(m[2]));
   }
   return buckets;
+}
+
+const OPEN_SSE = /^warren_open_connections\{transport="sse"\}\s+(\d+)/m;
+
+/** SSE streams the API still counts as open: 0 once it has let every client go. */
+export async function scrapeOpenStreams(baseUrl: string): Promise<number> {
+  return Number(OPEN_SSE.exec(await scrape(baseUrl))?.[1] ?? Number.NaN);
 }
 
 export interface BucketedLag {

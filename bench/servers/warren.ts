@@ -4,11 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { collectGarbage, GC_HOOK_ARGS } from '../lib/gc.ts';
 import { freePort, startChild, stopChild, type Child } from '../lib/processes.ts';
 import { waitFor } from '../lib/wait.ts';
 import type { BenchServer } from './bench-server.ts';
 import { startRedis } from './redis.ts';
-import { scrapeRelayLag } from './warren-metrics.ts';
+import { scrapeOpenStreams, scrapeRelayLag } from './warren-metrics.ts';
 
 export interface WarrenOptions {
   projectRoot: string;
@@ -22,6 +23,8 @@ export interface WarrenOptions {
   workers?: number;
   /** Write V8 CPU profiles of the API and workers here when they stop. */
   cpuProfDir?: string | null;
+  /** Each forced GC of the API writes a heap snapshot here instead. */
+  heapSnapshotDir?: string | null;
 }
 
 export interface WarrenServer extends BenchServer {
@@ -61,9 +64,10 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
     BENCH_GATED_MODEL_URL: options.gatedModelUrl,
     // Written when each process exits, which it does on the SIGTERM that stops the bench.
     ...(options.cpuProfDir ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${options.cpuProfDir}` } : {}),
+    ...(options.heapSnapshotDir ? { BENCH_HEAP_SNAPSHOT_DIR: options.heapSnapshotDir } : {}),
   };
   const dist = path.join(options.projectRoot, 'dist');
-  const api: Child = startChild('warren-api', process.execPath, [path.join(dist, 'src', 'main.js')], { cwd: options.projectRoot, env });
+  const api: Child = startChild('warren-api', process.execPath, [...GC_HOOK_ARGS, path.join(dist, 'src', 'main.js')], { cwd: options.projectRoot, env });
   const workers: Child[] = Array.from({ length: options.workers ?? 1 }, (_, i) =>
     startChild(`warren-worker-${i}`, process.execPath, [path.join(dist, 'workers', 'main.js')], { cwd: options.projectRoot, env }),
   );
@@ -100,6 +104,8 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
     },
     idsCarryAppendTime: true,
     relayLag: () => scrapeRelayLag(baseUrl),
+    openStreams: () => scrapeOpenStreams(baseUrl),
+    collectGarbage: () => collectGarbage(api.child),
     stop,
   };
 }

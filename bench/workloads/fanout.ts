@@ -7,7 +7,8 @@
 import type { Gate } from '../model/gate.ts';
 import { openSse, type SseEvent, type SseStream } from '../client/sse-reader.ts';
 import { BACKGROUND_RUN_HEADERS, sdkClient } from '../client/sdk-run.ts';
-import { cpuByProcess, foreignCpuMeter } from '../lib/processes.ts';
+import { rssAfterLeave, type RssAfterLeave } from '../lib/memory.ts';
+import { cpuByProcess, foreignCpuMeter, rssMiB } from '../lib/processes.ts';
 import { summarize, type Summary } from '../lib/stats.ts';
 import { sleep, waitFor, withDeadline } from '../lib/wait.ts';
 import type { BenchServer, ServerName } from '../servers/bench-server.ts';
@@ -33,6 +34,9 @@ export interface FanoutPoint {
   client_cpu_pct: number;
   /** Other programs on the machine meanwhile, in % of one core. */
   foreign_cpu_pct: number;
+  /** API RSS before the clients joined, and once they had all left. */
+  rss_before_mib: number;
+  after_leave: RssAfterLeave;
 }
 
 const STAMP = / @(\d+\.\d+)/;
@@ -70,6 +74,7 @@ export async function measureFanout(server: BenchServer, gate: Gate, clients: nu
     }
   };
 
+  const rssBefore = Number(rssMiB(server.apiPid).toFixed(1));
   const t0 = performance.now();
   let index = 0;
   const streams = await openInBatches(clients, () => openSse(joinUrl(server.apiUrl, run), JOIN_HEADERS, onEvent(index++)));
@@ -92,6 +97,7 @@ export async function measureFanout(server: BenchServer, gate: Gate, clients: nu
   const serverCpuS = serverCpu() - cpuStart.server;
   const foreignPct = foreign();
   const histogramAfter = await server.relayLag?.();
+  const afterLeave = await rssAfterLeave(server);
 
   return {
     server: server.name,
@@ -107,5 +113,7 @@ export async function measureFanout(server: BenchServer, gate: Gate, clients: nu
     server_cpu_pct: Number(((serverCpuS / elapsedS) * 100).toFixed(0)),
     foreign_cpu_pct: foreignPct,
     client_cpu_pct: Number((((clientCpu.user + clientCpu.system) / 1e6 / elapsedS) * 100).toFixed(0)),
+    rss_before_mib: rssBefore,
+    after_leave: afterLeave,
   };
 }

@@ -2,7 +2,7 @@
 // wait, and nothing streams until the gate opens. Used by fan-out and idle connections.
 import type { Client } from '@langchain/langgraph-sdk';
 import type { Gate } from '../model/gate.ts';
-import { withDelay } from '../model/scripted-model.ts';
+import { withDelay, withTokens } from '../model/scripted-model.ts';
 import { waitFor } from '../lib/wait.ts';
 
 export interface HeldRun {
@@ -10,15 +10,19 @@ export interface HeldRun {
   runId: string;
 }
 
-/** Starts `count` runs that wait at the gate; once it opens they stream at `delayMs` per token. */
-export async function startHeldRuns(client: Client, gate: Gate, count: number, delayMs: number): Promise<HeldRun[]> {
+/**
+ * Starts `count` runs that wait at the gate; once it opens they stream at `delayMs` per token,
+ * `tokens` of them when given (the model's default answer otherwise).
+ */
+export async function startHeldRuns(client: Client, gate: Gate, count: number, delayMs: number, tokens?: number): Promise<HeldRun[]> {
+  const prompt = withDelay('Say the fixed answer.', delayMs);
   gate.hold();
   const before = gate.waiting();
   const held: HeldRun[] = [];
   for (let i = 0; i < count; i++) {
     const thread = await client.threads.create();
     const run = await client.runs.create(thread.thread_id, 'chat', {
-      input: { messages: [{ role: 'user', content: withDelay('Say the fixed answer.', delayMs) }] },
+      input: { messages: [{ role: 'user', content: tokens === undefined ? prompt : withTokens(prompt, tokens) }] },
       streamMode: ['values', 'messages-tuple'],
       // The anchor hands each event of a non-resumable run to one joined client only (its
       // queue shifts items off); resumable runs are read by index, so every client gets all.

@@ -6,6 +6,7 @@
 import type { Gate } from '../model/gate.ts';
 import { openSse, type SseStream } from '../client/sse-reader.ts';
 import { BACKGROUND_RUN_HEADERS, sdkClient } from '../client/sdk-run.ts';
+import { rssAfterLeave, type RssAfterLeave } from '../lib/memory.ts';
 import { cpuByProcess, rssMiB } from '../lib/processes.ts';
 import { sleep, withDeadline } from '../lib/wait.ts';
 import type { BenchServer, ServerName } from '../servers/bench-server.ts';
@@ -28,6 +29,8 @@ export interface IdlePoint {
   projected_mib_at_10k: number;
   /** Connections held at the last step that were still open. */
   max_open: number;
+  /** API RSS once every stream had ended and its client left. */
+  after_leave: RssAfterLeave;
 }
 
 function slope(xs: number[], ys: number[]): number {
@@ -78,6 +81,7 @@ export async function measureIdle(server: BenchServer, gate: Gate, steps: number
     gate.open();
     await withDeadline(Promise.all(streams.map((s) => s.closed)), 30_000, 'idle streams to end').catch(() => streams.forEach((s) => s.close()));
   }
+  const afterLeave = await rssAfterLeave(server, settleMs);
   const perConnMiB = slope(
     points.map((p) => p.connections),
     points.map((p) => p.rss_mib),
@@ -89,5 +93,6 @@ export async function measureIdle(server: BenchServer, gate: Gate, steps: number
     kib_per_connection: Number((perConnMiB * 1024).toFixed(1)),
     projected_mib_at_10k: Number(((points[0]?.rss_mib ?? 0) + perConnMiB * 10_000).toFixed(0)),
     max_open: points.at(-1)?.open ?? 0,
+    after_leave: afterLeave,
   };
 }

@@ -9,6 +9,11 @@ import { ApiKeySchema } from './app-config.schemas.js';
 export const EnvConfigSchema = Type.Object({
   port: Type.Integer({ minimum: 0, maximum: 65_535 }),
   host: Type.String({ minLength: 1 }),
+  /**
+   * Connections the kernel queues for the API before it accepts them: a burst past this is
+   * dropped or reset. Node's default is 511; Linux clamps the value to net.core.somaxconn.
+   */
+  listenBacklog: Type.Integer({ minimum: 1, maximum: 65_535 }),
   redisUrl: Type.String({ pattern: '^rediss?://' }),
   /** Absolute path of WARREN_HOME, which holds `threads/`. */
   home: Type.String({ minLength: 1 }),
@@ -42,6 +47,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
   const candidate = {
     port: Number(env.PORT ?? 2026),
     host: env.HOST ?? '0.0.0.0',
+    listenBacklog: Number(env.WARREN_LISTEN_BACKLOG ?? 4096),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     home: path.resolve(env.WARREN_HOME ?? '.warren'),
     extensionsConfigPath: path.resolve(env.WARREN_EXTENSIONS_CONFIG ?? path.join(configDir, 'extensions_config.json')),
@@ -58,6 +64,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     const names: Record<string, string> = {
       port: 'PORT',
       host: 'HOST',
+      listenBacklog: 'WARREN_LISTEN_BACKLOG',
       redisUrl: 'REDIS_URL',
       home: 'WARREN_HOME',
       extensionsConfigPath: 'WARREN_EXTENSIONS_CONFIG',

@@ -41,7 +41,10 @@ export function openSse(
   let closed = false;
   let resolveDone: () => void = () => {};
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
-  const heartbeat = setInterval(() => write(': heartbeat\n\n'), options.heartbeatMs);
+  // A client that is not reading has bytes waiting for it already: a heartbeat would only queue.
+  const heartbeat = setInterval(() => {
+    if (!raw.writableNeedDrain) write(': heartbeat\n\n');
+  }, options.heartbeatMs);
   heartbeat.unref();
   const close = () => {
     if (closed) return;

@@ -2,6 +2,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { keys } from '../store/keys.js';
+import type { RunStreamHub } from '../store/run-stream-hub.js';
 import { MetricsRegistry, sampleLines } from './registry.js';
 
 export interface WarrenMetrics {
@@ -12,7 +13,7 @@ export interface WarrenMetrics {
   conversionSeconds: ReturnType<MetricsRegistry['histogram']>;
 }
 
-export function createWarrenMetrics(redis: Redis, queue: Pick<Queue, 'getJobCounts'>): WarrenMetrics {
+export function createWarrenMetrics(redis: Redis, queue: Pick<Queue, 'getJobCounts'>, hub: Pick<RunStreamHub, 'stats'>): WarrenMetrics {
   const registry = new MetricsRegistry();
   const openConnections = registry.gauge('warren_open_connections', 'Open streaming connections of this API process, by transport.');
   openConnections.set(0, { transport: 'sse' });
@@ -49,6 +50,15 @@ export function createWarrenMetrics(redis: Redis, queue: Pick<Queue, 'getJobCoun
       'counter',
       Object.entries(byStatus).map(([status, value]) => ({ labels: { status }, value: Number(value) })),
     );
+  });
+  registry.collect(async () => {
+    // What the relay holds in this process: all three fall to 0 once every client has gone.
+    const held = hub.stats();
+    return [
+      ...sampleLines('warren_stream_hub_runs', 'Runs this API process follows for its clients.', 'gauge', [{ value: held.streams }]),
+      ...sampleLines('warren_stream_hub_subscribers', 'Clients and waits following a run here, paused ones included.', 'gauge', [{ value: held.subscribers }]),
+      ...sampleLines('warren_stream_hub_cache_bytes', 'Bytes of catch-up pages cached for the runs followed.', 'gauge', [{ value: held.cachedBytes }]),
+    ];
   });
   return { registry, openConnections, waitingClients, relayLagSeconds, conversionSeconds };
 }

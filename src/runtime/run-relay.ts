@@ -3,7 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import { frameEvent, openSse } from '../http/sse.js';
 import type { StreamEntry } from '../store/run-stream.js';
-import type { RunsService } from './runs.service.js';
+import { CLIENT_QUEUE_BYTES, type RunsService } from './runs.service.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 
 export interface RelayTarget {
@@ -15,16 +15,38 @@ export interface RelayTarget {
   headers: Record<string, string>;
 }
 
-// The hub hands the same batch to every client of a run: frame and encode it once for all.
-const framedBatches = new WeakMap<readonly StreamEntry[], Buffer>();
+/** About how many bytes of SSE frames go to a client in one write (one event, when that is larger). */
+const CHUNK_BYTES = 64 * 1024;
 
-function framesOf(entries: readonly StreamEntry[]): Buffer {
-  let frames = framedBatches.get(entries);
-  if (!frames) {
-    frames = Buffer.from(entries.map((e) => frameEvent(e.event, e.data, e.id)).join(''), 'utf8');
-    framedBatches.set(entries, frames);
+interface Chunk {
+  frames: Buffer;
+  /** Index of the first entry after this chunk. */
+  next: number;
+}
+
+// The hub hands the same batch to every client of a run: frame and encode it once for all. A
+// batch is framed in chunks, each only when a client first reaches it, so a client whose socket
+// is full stops at one chunk, and a batch nobody reads to its end is never framed whole.
+const framedBatches = new WeakMap<readonly StreamEntry[], Chunk[]>();
+
+function chunkOf(entries: readonly StreamEntry[], index: number): Chunk | undefined {
+  let chunks = framedBatches.get(entries);
+  if (!chunks) {
+    chunks = [];
+    framedBatches.set(entries, chunks);
   }
-  return frames;
+  while (chunks.length <= index) {
+    let at = chunks[chunks.length - 1]?.next ?? 0;
+    if (at >= entries.length) return undefined;
+    let text = '';
+    while (at < entries.length && (text === '' || text.length < CHUNK_BYTES)) {
+      const e = entries[at] as StreamEntry;
+      text += frameEvent(e.event, e.data, e.id);
+      at += 1;
+    }
+    chunks.push({ frames: Buffer.from(text, 'utf8'), next: at });
+  }
+  return chunks[index];
 }
 
 export async function relaySse(
@@ -39,9 +61,22 @@ export async function relaySse(
   let finished = false;
   const following = runs.followClient(target.threadId, target.runId, target.afterId, 'sse', {
     onEntries: (entries) => {
-      if (sse.sendFrames(framesOf(entries)) || sse.closed) return true;
-      reply.raw.once('drain', () => following.resume());
-      return false;
+      // Chunk by chunk, while less than CLIENT_QUEUE_BYTES wait for the client. Not until the
+      // first write that returns false: writes are corked until the next tick, so that is only
+      // "16 KiB written in this tick", and a fast reader would be paused after every chunk.
+      let taken = 0;
+      for (let i = 0; ; i++) {
+        if (sse.closed) return entries.length;
+        if (reply.raw.writableLength >= CLIENT_QUEUE_BYTES) {
+          // A write since the last 'drain' returned false, so another 'drain' will come.
+          reply.raw.once('drain', () => following.resume());
+          return taken;
+        }
+        const chunk = chunkOf(entries, i);
+        if (!chunk) return entries.length;
+        sse.sendFrames(chunk.frames);
+        taken = chunk.next;
+      }
     },
     onDone: () => {
       finished = true;

@@ -6,6 +6,7 @@ import { DEFAULT_GRAPH_ID } from '../../graphs/registry.js';
 import { publishCancel } from '../queue/control.js';
 import type { RunKwargs, StreamMode } from '../queue/run-kwargs.js';
 import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
+import type { HubSubscriber, HubSubscription } from '../store/run-stream-hub.js';
 import { appendedAt, type StreamEntry } from '../store/run-stream.js';
 import { publicRun, type CancelRunResult } from '../store/runs.js';
 import type { RunCreate, RunListQuery } from './runs.schemas.js';
@@ -18,16 +19,20 @@ export interface CreatedRun {
   streamLocation: string;
 }
 
-export interface RunFollower {
-  /** New entries in stream order, each once. */
-  onEntries(entries: readonly StreamEntry[]): void;
-  onDone(): void;
-}
+/**
+ * Bytes handed to a streaming client's socket and not yet written out, past which it takes no
+ * more entries and is paused until its socket drains: with its socket's own buffer, all that a
+ * client that stops reading costs.
+ */
+export const CLIENT_QUEUE_BYTES = 256 * 1024;
 
 /** A streaming client of a run, which can fall behind. */
 export interface StreamClient {
-  /** Writes the entries to the client; false when its buffer is full (it should be paused). */
-  onEntries(entries: readonly StreamEntry[]): boolean;
+  /**
+   * Writes entries to the client, in order, until CLIENT_QUEUE_BYTES wait for it; returns how
+   * many it took. Fewer than all means it is paused, and resume() goes on after the last one.
+   */
+  onEntries(entries: readonly StreamEntry[]): number;
   onDone(): void;
 }
 
@@ -70,20 +75,19 @@ export function createRunsService(deps: RuntimeDeps) {
     }
   }
 
-  /** Follows a run's events after `afterId`; returns the unsubscribe function. */
-  function follow(threadId: string, runId: string, afterId: string, follower: RunFollower): () => void {
+  /** Follows a run's events after `afterId`. */
+  function follow(threadId: string, runId: string, afterId: string, follower: HubSubscriber): HubSubscription {
     return deps.hub.subscribe(threadId, runId, afterId, follower);
   }
 
   /**
-   * Follows a run for a streaming client (SSE or WebSocket), counting relay lag. A client that
-   * reads slower than its run writes is not buffered for without bound: once its buffer is full
-   * the follow pauses, and resume() picks up from Redis after the last entry it was given, so
-   * every entry still arrives once and in order.
+   * Follows a run for a streaming client (SSE or WebSocket), counting relay lag and paused
+   * clients. A client that reads slower than its run writes is not buffered for without bound:
+   * it takes entries only while little waits for it, the follow pauses at the first it leaves,
+   * and resume() picks up after the last entry it took, so every entry still arrives once and in
+   * order.
    */
   function followClient(threadId: string, runId: string, afterId: string, transport: 'sse' | 'websocket', client: StreamClient): ClientFollow {
-    let cursor = afterId;
-    let unsubscribe: () => void = () => {};
     let paused = false;
     let stopped = false;
     const setPaused = (value: boolean) => {
@@ -91,33 +95,26 @@ export function createRunsService(deps: RuntimeDeps) {
       paused = value;
       deps.metrics.waitingClients.add(value ? 1 : -1, { transport });
     };
-    const start = () => {
-      unsubscribe = follow(threadId, runId, cursor, {
-        onEntries: (entries) => {
-          const last = entries[entries.length - 1] as StreamEntry;
-          cursor = last.id;
-          const accepted = client.onEntries(entries);
-          const now = Date.now();
-          for (const entry of entries) deps.metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt(entry.id)) / 1000);
-          // The batch that ends the stream is its last: nothing to pause for.
-          if (accepted || stopped || last.event === 'end') return;
-          setPaused(true);
-          unsubscribe();
-        },
-        onDone: () => client.onDone(),
-      });
-    };
-    start();
+    const subscription = follow(threadId, runId, afterId, {
+      onEntries: (entries) => {
+        const taken = stopped ? entries.length : client.onEntries(entries);
+        const now = Date.now();
+        for (let i = 0; i < taken; i++) deps.metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt((entries[i] as StreamEntry).id)) / 1000);
+        if (taken < entries.length) setPaused(true);
+        return taken;
+      },
+      onDone: () => client.onDone(),
+    });
     return {
       resume() {
         if (!paused || stopped) return;
         setPaused(false);
-        start();
+        subscription.resume();
       },
       stop() {
         stopped = true;
         setPaused(false);
-        unsubscribe();
+        subscription.stop();
       },
     };
   }
@@ -128,7 +125,7 @@ export function createRunsService(deps: RuntimeDeps) {
     let error: string | undefined;
     let stop: () => void = () => {};
     const done = new Promise<{ values?: string; error?: string }>((resolve) => {
-      stop = follow(threadId, runId, '0', {
+      const subscription = follow(threadId, runId, '0', {
         onEntries(entries) {
           for (const entry of entries) {
             if (entry.event === 'values') values = entry.data;
@@ -137,6 +134,7 @@ export function createRunsService(deps: RuntimeDeps) {
         },
         onDone: () => resolve({ ...(values !== undefined ? { values } : {}), ...(error !== undefined ? { error } : {}) }),
       });
+      stop = () => subscription.stop();
     });
     return { done, stop };
   }

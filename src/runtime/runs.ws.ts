@@ -11,7 +11,7 @@ import { isWarrenError } from '../errors.js';
 import { isStreamCursor, type StreamEntry } from '../store/run-stream.js';
 import { ThreadParamsSchema, IdSchema, type ThreadParams } from './common.schemas.js';
 import { RunCreateSchema } from './runs.schemas.js';
-import { createRunsService, type ClientFollow } from './runs.service.js';
+import { CLIENT_QUEUE_BYTES, createRunsService, type ClientFollow } from './runs.service.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 
 const JoinMessage = Compile(
@@ -32,9 +32,6 @@ function messageOf(entry: StreamEntry): string {
   }
   return message;
 }
-
-/** Bytes handed to a socket and not yet written out, past which its client counts as slow. */
-const WS_BACKLOG_BYTES = 1024 * 1024;
 
 const CLOSE_NORMAL = 1000;
 const CLOSE_POLICY = 1008;
@@ -62,16 +59,17 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
         send({ event: 'error', data: { detail } });
         socket.close(code, detail.slice(0, 120));
       };
-      // Bytes handed to the socket and not yet written out: past WS_BACKLOG_BYTES the client
-      // counts as slow, and its follow resumes once everything it was given is written.
+      // Bytes handed to the socket and not yet written out: past CLIENT_QUEUE_BYTES the client
+      // takes no more, and its follow resumes once everything it was given is written.
       let backlog = 0;
       let following: ClientFollow | null = null;
       const follow = (id: string, afterId: string) => {
         runId = id;
         following = runs.followClient(threadId, id, afterId, 'websocket', {
           onEntries: (entries) => {
-            for (const entry of entries) {
-              if (socket.readyState !== socket.OPEN) return true;
+            for (const [i, entry] of entries.entries()) {
+              if (socket.readyState !== socket.OPEN) return entries.length;
+              if (backlog >= CLIENT_QUEUE_BYTES) return i;
               const message = messageOf(entry);
               backlog += message.length;
               socket.send(message, () => {
@@ -79,7 +77,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
                 if (backlog === 0) following?.resume();
               });
             }
-            return backlog <= WS_BACKLOG_BYTES;
+            return entries.length;
           },
           onDone: () => {
             finished = true;

@@ -6,28 +6,57 @@
 // run and an XREAD reply per entry per run; one XREAD for all runs returns whatever entries
 // arrived across them in one reply, and clients get them as one batch (one socket write).
 //
-// A subscriber first catches up with XRANGE from its own cursor, then takes live entries from
-// the shared reader, skipping any id it has already delivered, so every entry arrives exactly
-// once and in order, whatever the timing.
+// A subscriber first catches up with XRANGE pages from its own cursor until it has reached the
+// shared reader's cursor, then takes live entries from the shared reader. The switch is one
+// synchronous step, so every entry arrives exactly once and in order, whatever the timing, and
+// nothing is held for a subscriber while it catches up. A subscriber that takes only part of
+// what it is offered (its client reads slowly) is paused holding nothing but its cursor, and
+// catches up again when it resumes.
+//
+// Catch-up pages come from a shared cache (run-stream-pages.ts): clients that replay a run from
+// the same point get the same page, read once and framed once.
+//
+// A stream whose `end` has been seen is not read again, and a subscriber that resumes at or
+// after it is answered with it at once.
 //
 // The XREAD names every followed stream, so it needs a single Redis (or all streams on one
 // Cluster slot); Warren connects to one Redis.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { compareIds, type RunStreams, type StreamEntry } from './run-stream.js';
+import { createPageCache } from './run-stream-pages.js';
 
 export interface HubSubscriber {
-  /** New entries, in stream order; each entry is delivered once. */
-  onEntries(entries: readonly StreamEntry[]): void;
+  /**
+   * New entries, in stream order; each entry is delivered once. Returns how many it took (all
+   * when it returns nothing): fewer pauses it until resume(), which goes on after the last taken.
+   */
+  onEntries(entries: readonly StreamEntry[]): number | void;
   /** The stream ended (an `end` entry was delivered) or the run was found settled without one. */
   onDone(): void;
 }
 
+/** What the hub holds right now (for tests and metrics): nothing once every client has gone. */
+export interface HubStats {
+  /** Runs with at least one subscriber. */
+  streams: number;
+  subscribers: number;
+  cachedPages: number;
+  cachedBytes: number;
+}
+
+export interface HubSubscription {
+  /** Goes on after a pause, from the last entry taken. */
+  resume(): void;
+  stop(): void;
+}
+
 export interface RunStreamHub {
-  /** Delivers entries after `afterId` (`-1`/`0`: all). Returns the unsubscribe function. */
-  subscribe(threadId: string, runId: string, afterId: string, subscriber: HubSubscriber): () => void;
-  /** Streams in the shared read right now: followed, with their tail known (for tests and metrics). */
+  /** Delivers entries after `afterId` (`-1`/`0`: all). */
+  subscribe(threadId: string, runId: string, afterId: string, subscriber: HubSubscriber): HubSubscription;
+  /** Streams in the shared read right now: followed, with their tail known and no `end` yet. */
   followed(): number;
+  stats(): HubStats;
   close(): Promise<void>;
 }
 
@@ -35,7 +64,10 @@ export interface HubOptions {
   streams: RunStreams;
   /** Makes the one connection the hub blocks on; called once, the hub disconnects it on close. */
   blockingConnection: (name: string) => Redis;
-  /** Called when a stream has had no new entry for a while: settled runs without `end` are closed. */
+  /**
+   * Asked when a stream has had no new entry for a while, or a client resumes at its tail:
+   * settled runs without `end` are closed.
+   */
   isSettled: (threadId: string, runId: string) => Promise<boolean>;
   blockMs?: number;
   onError?: (err: unknown) => void;
@@ -44,9 +76,11 @@ export interface HubOptions {
 interface Sub {
   subscriber: HubSubscriber;
   cursor: string;
-  catchingUp: boolean;
-  buffer: StreamEntry[];
-  done: boolean;
+  /**
+   * catching-up: reads pages after its cursor; live: takes the shared reader's entries; paused:
+   * takes nothing until resume().
+   */
+  state: 'catching-up' | 'live' | 'paused' | 'done';
   watch: Watch;
 }
 
@@ -56,6 +90,10 @@ interface Watch {
   runId: string;
   /** Last id the shared reader has seen; null until the stream's tail is known. */
   cursor: string | null;
+  /** The stream's `end` entry, once seen: nothing follows it, so the shared read leaves it out. */
+  end: StreamEntry | null;
+  /** Settles when the tail is known, or the watch has failed and its subscribers are finished. */
+  ready: Promise<void>;
   subs: Set<Sub>;
   lastEntryAt: number;
   checkingSettled: boolean;
@@ -67,6 +105,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   const { streams } = options;
   const blockMs = options.blockMs ?? 5_000;
   const watches = new Map<string, Watch>();
+  const pages = createPageCache(streams);
   // Adding a stream while the reader is blocked: an entry on this hub's own wake stream ends the
   // XREAD at once, even when it was sent before the XREAD reached Redis.
   const wake = streams.wakeStream(randomUUID());
@@ -78,9 +117,17 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   let rungGeneration = -1;
   let closed = false;
 
+  const isFollowed = (watch: Watch) => watch.cursor !== null && watch.end === null;
+
+  const dropWatch = (watch: Watch) => {
+    if (watches.get(watch.key) !== watch) return;
+    watches.delete(watch.key);
+    pages.drop(watch.key);
+  };
+
   const finish = (sub: Sub) => {
-    if (sub.done) return;
-    sub.done = true;
+    if (sub.state === 'done') return;
+    sub.state = 'done';
     detach(sub);
     safely(() => sub.subscriber.onDone());
   };
@@ -89,7 +136,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     const { watch } = sub;
     watch.subs.delete(sub);
     // A stream nobody follows drops out of the next XREAD; the current one may still name it.
-    if (watch.subs.size === 0 && watches.get(watch.key) === watch) watches.delete(watch.key);
+    if (watch.subs.size === 0) dropWatch(watch);
   };
 
   /** Calls into a subscriber; a throw is reported and ends that subscriber, never the reader. */
@@ -104,10 +151,10 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   };
 
   const deliver = (sub: Sub, entries: readonly StreamEntry[]) => {
-    if (sub.done || entries.length === 0) return;
-    // Keep only ids past the subscriber's cursor, each once and in order: a buffer can hold
-    // batches from the shared read and from a settled-run check that overlap. The usual batch
-    // passes whole, so every client of a run gets the same array (framed once for all).
+    if (sub.state === 'done' || sub.state === 'paused' || entries.length === 0) return;
+    // Keep only ids past the subscriber's cursor, each once and in order: a settled-run check
+    // and the shared read can overlap. The usual batch passes whole, so every client of a run
+    // gets the same array (framed once for all).
     let kept: StreamEntry[] | null = null;
     let last = sub.cursor;
     entries.forEach((entry, i) => {
@@ -122,15 +169,31 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     if (fresh.length === 0) return;
     const endAt = fresh.findIndex((e) => e.event === 'end');
     if (endAt >= 0 && endAt < fresh.length - 1) fresh = fresh.slice(0, endAt + 1);
-    sub.cursor = (fresh[fresh.length - 1] as StreamEntry).id;
     const batch = fresh;
-    if (!safely(() => sub.subscriber.onEntries(batch)) || endAt >= 0) finish(sub);
+    let taken: number | void = batch.length;
+    if (!safely(() => (taken = sub.subscriber.onEntries(batch)))) return finish(sub);
+    const took = Math.min(taken ?? batch.length, batch.length);
+    if (took > 0) sub.cursor = (batch[took - 1] as StreamEntry).id;
+    if (took < batch.length) sub.state = 'paused';
+    else if (endAt >= 0) finish(sub);
+  };
+
+  /** A live subscriber whose cursor is at or past the run's `end` (it resumed there) gets it again and is done. */
+  const endIfPast = (sub: Sub) => {
+    const { end } = sub.watch;
+    if (sub.state !== 'live' || end === null || compareIds(sub.cursor, end.id) < 0) return;
+    safely(() => sub.subscriber.onEntries([end]));
+    finish(sub);
   };
 
   const dispatch = (watch: Watch, entries: readonly StreamEntry[]) => {
+    const last = entries[entries.length - 1];
+    if (watch.end === null && last?.event === 'end') watch.end = last;
+    // A subscriber still catching up reads these from Redis itself.
     for (const sub of [...watch.subs]) {
-      if (sub.catchingUp) sub.buffer.push(...entries);
-      else deliver(sub, entries);
+      if (sub.state !== 'live') continue;
+      deliver(sub, entries);
+      endIfPast(sub);
     }
   };
 
@@ -155,10 +218,10 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       }
       // Settled, but the stream has no `end` (its worker died between the two writes, or the
       // stream expired): close every subscriber rather than leave it hanging, whatever cursor it
-      // joined with. One still catching up is closed by a later check, once it is live.
+      // joined with. One still catching up asks again once it is live.
       const end: StreamEntry[] = [{ id: `${Date.now() + 1}-0`, event: 'end', data: '{}' }];
       for (const sub of [...watch.subs]) {
-        if (sub.catchingUp || sub.done) continue;
+        if (sub.state !== 'live') continue;
         safely(() => sub.subscriber.onEntries(end));
         finish(sub);
       }
@@ -168,12 +231,18 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     }
   };
 
+  const startSettledCheck = (watch: Watch) => {
+    if (watch.checkingSettled) return;
+    watch.checkingSettled = true;
+    void checkSettled(watch).catch((err: unknown) => options.onError?.(err));
+  };
+
   async function loop() {
     looping = true;
     try {
-      while (!closed && watches.size > 0) {
+      while (!closed && [...watches.values()].some(isFollowed)) {
         const cursors = new Map<string, string>([[wake, wakeCursor]]);
-        for (const watch of watches.values()) if (watch.cursor !== null) cursors.set(watch.key, watch.cursor);
+        for (const watch of watches.values()) if (isFollowed(watch)) cursors.set(watch.key, watch.cursor as string);
         let batches: [string, StreamEntry[]][];
         blocked = true;
         blockGeneration += 1;
@@ -202,9 +271,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
           dispatch(watch, entries);
         }
         for (const watch of watches.values()) {
-          if (watch.cursor === null || watch.checkingSettled || now - watch.lastEntryAt < blockMs) continue;
-          watch.checkingSettled = true;
-          void checkSettled(watch).catch((err: unknown) => options.onError?.(err));
+          if (isFollowed(watch) && now - watch.lastEntryAt >= blockMs) startSettledCheck(watch);
         }
       }
     } finally {
@@ -219,16 +286,33 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   };
 
   async function catchUp(sub: Sub) {
-    const { threadId, runId } = sub.watch;
-    for (;;) {
-      const entries = await streams.readAfter(threadId, runId, sub.cursor, 1000);
-      deliver(sub, entries);
-      if (entries.length < 1000 || sub.done) break;
+    const { watch } = sub;
+    await watch.ready;
+    let delivered = false;
+    let shared = true;
+    // Checked and switched to live in one synchronous step: no shared batch can fall between.
+    while (sub.state === 'catching-up' && watch.cursor !== null && compareIds(sub.cursor, watch.cursor) < 0) {
+      const page = await pages.read(watch, sub.cursor, shared);
+      if (page.length === 0) {
+        // A shared read may have been issued before the entries the shared reader has since
+        // seen: read once more on our own. Still nothing means they are gone (the stream expired).
+        if (!shared) break;
+        shared = false;
+        continue;
+      }
+      shared = true;
+      delivered = true;
+      deliver(sub, page);
     }
-    sub.catchingUp = false;
-    const buffered = sub.buffer;
-    sub.buffer = [];
-    deliver(sub, buffered);
+    if (sub.state !== 'catching-up') return;
+    sub.state = 'live';
+    // Resumed at (or past) the end: the run has finished, and says so again now.
+    endIfPast(sub);
+    if (sub.state === 'live' && !delivered) {
+      // Nothing to catch up on: a run that has settled without `end` is answered now rather
+      // than after the shared read's next quiet block.
+      startSettledCheck(watch);
+    }
   }
 
   return {
@@ -236,49 +320,69 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       if (closed) {
         // Shutting down: the client is told the stream ended (it can resume on another replica).
         queueMicrotask(() => safely(() => subscriber.onDone()));
-        return () => {};
+        return { resume: () => {}, stop: () => {} };
       }
       const key = streams.key(threadId, runId);
       let watch = watches.get(key);
       if (!watch) {
-        const created: Watch = { key, threadId, runId, cursor: null, subs: new Set(), lastEntryAt: Date.now(), checkingSettled: false };
+        const created: Watch = {
+          key,
+          threadId,
+          runId,
+          cursor: null,
+          end: null,
+          ready: Promise.resolve(),
+          subs: new Set(),
+          lastEntryAt: Date.now(),
+          checkingSettled: false,
+        };
         watches.set(key, created);
         watch = created;
         // The shared reader starts at the stream's current tail; subscribers catch up on their own.
-        void streams
-          .lastEntry(threadId, runId)
-          .then((last) => {
+        created.ready = streams.lastEntry(threadId, runId).then(
+          (last) => {
             created.cursor = last?.id ?? '0';
+            if (last?.event === 'end') created.end = last;
             created.lastEntryAt = Date.now();
-            if (watches.get(key) === created) follow();
-          })
-          .catch((err: unknown) => {
+            if (watches.get(key) === created && isFollowed(created)) follow();
+          },
+          (err: unknown) => {
             options.onError?.(err);
-            if (watches.get(key) === created) watches.delete(key);
+            dropWatch(created);
             for (const s of [...created.subs]) finish(s);
-          });
+          },
+        );
       }
-      const sub: Sub = {
-        subscriber,
-        cursor: afterId === '-1' || afterId === '' ? '0' : afterId,
-        catchingUp: true,
-        buffer: [],
-        done: false,
-        watch,
-      };
+      const sub: Sub = { subscriber, cursor: afterId === '-1' || afterId === '' ? '0' : afterId, state: 'catching-up', watch };
       watch.subs.add(sub);
-      void catchUp(sub).catch((err: unknown) => {
-        options.onError?.(err);
-        finish(sub);
-      });
-      return () => {
-        if (sub.done) return;
-        sub.done = true;
-        detach(sub);
+      const start = () =>
+        void catchUp(sub).catch((err: unknown) => {
+          options.onError?.(err);
+          finish(sub);
+        });
+      start();
+      return {
+        resume() {
+          if (sub.state !== 'paused') return;
+          sub.state = 'catching-up';
+          start();
+        },
+        stop() {
+          if (sub.state === 'done') return;
+          sub.state = 'done';
+          detach(sub);
+        },
       };
     },
 
-    followed: () => [...watches.values()].filter((w) => w.cursor !== null).length,
+    followed: () => [...watches.values()].filter(isFollowed).length,
+
+    stats: () => ({
+      streams: watches.size,
+      subscribers: [...watches.values()].reduce((sum, w) => sum + w.subs.size, 0),
+      cachedPages: pages.stats().pages,
+      cachedBytes: pages.stats().bytes,
+    }),
 
     async close() {
       if (closed) return;
@@ -287,6 +391,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       connection?.disconnect();
       for (const watch of [...watches.values()]) for (const sub of [...watch.subs]) finish(sub);
       watches.clear();
+      pages.clear();
       // Closing with Redis away: the wake stream is one small key, left to its owner's next start.
       await streams.removeWakeStream(wake).catch(() => undefined);
     },

@@ -45,6 +45,8 @@ export interface StackOptions {
   beforeListen?: (app: ApiServer['app']) => void;
   /** Shorter HTTP timeouts (slow-client tests). */
   timeouts?: ApiServerOptions['timeouts'];
+  /** How long the stream hub's shared read blocks. */
+  streamBlockMs?: number;
   /** Log lines of the API and the workers go here, at `logLevel` (default: silent, nowhere). */
   logStream?: DestinationStream;
   logLevel?: EnvConfig['logLevel'];
@@ -57,6 +59,7 @@ export function testEnv(home: string, overrides: Partial<EnvConfig> = {}): EnvCo
   return {
     port: 0,
     host: '127.0.0.1',
+    listenBacklog: 4096,
     redisUrl: inject('redisUrl'),
     home,
     extensionsConfigPath: path.join(home, 'extensions_config.json'),
@@ -84,9 +87,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     ...(options.keepAliveMs ? { keepAliveMs: options.keepAliveMs } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.logStream ? { logStream: options.logStream } : {}),
+    ...(options.streamBlockMs ? { streamBlockMs: options.streamBlockMs } : {}),
   });
   options.beforeListen?.(api.app);
-  const address = await api.app.listen({ port: 0, host: '127.0.0.1' });
+  const address = await api.app.listen({ port: 0, host: '127.0.0.1', backlog: env.listenBacklog });
   const workers: WorkerProcess[] = [];
   const addWorker = async () => {
     const w = await createWorkerProcess({

@@ -1,0 +1,17 @@
+// The process configuration read from the environment: the listen backlog (issue "exactly-once
+// runs under faults": a burst of connects past Node's default of 511 was reset).
+import { describe, expect, it } from 'vitest';
+import { readEnvConfig } from '../../src/config/env.js';
+
+describe('environment configuration', () => {
+  it('queues 4,096 connections before they are accepted unless WARREN_LISTEN_BACKLOG says otherwise', () => {
+    expect(readEnvConfig({}).listenBacklog).toBe(4096);
+    expect(readEnvConfig({ WARREN_LISTEN_BACKLOG: '16384' }).listenBacklog).toBe(16_384);
+  });
+
+  it('refuses a backlog that is not a positive integer, naming the variable', () => {
+    for (const bad of ['0', '-1', '1.5', 'many', '70000']) {
+      expect(() => readEnvConfig({ WARREN_LISTEN_BACKLOG: bad })).toThrow(/WARREN_LISTEN_BACKLOG/);
+    }
+  });
+});
