@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -44,14 +44,18 @@ describe('config.yaml loading', () => {
 
   it('reads the file at WARREN_CONFIG and fails clearly when it is missing or malformed', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'warren-cfg-'));
-    const file = path.join(dir, 'c.yaml');
-    writeFileSync(file, 'graphs:\n  g: ./g.ts:graph\n');
-    const loaded = loadAppConfig({ WARREN_CONFIG: file });
-    expect(loaded.config.graphs).toEqual({ g: './g.ts:graph' });
-    expect(loaded.dir).toBe(dir);
-    expect(() => loadAppConfig({ WARREN_CONFIG: path.join(dir, 'none.yaml') })).toThrow(/does not exist/);
-    writeFileSync(file, 'graphs: [\n');
-    expect(() => loadAppConfig({ WARREN_CONFIG: file })).toThrow(/not valid YAML/);
+    try {
+      const file = path.join(dir, 'c.yaml');
+      writeFileSync(file, 'graphs:\n  g: ./g.ts:graph\n');
+      const loaded = loadAppConfig({ WARREN_CONFIG: file });
+      expect(loaded.config.graphs).toEqual({ g: './g.ts:graph' });
+      expect(loaded.dir).toBe(dir);
+      expect(() => loadAppConfig({ WARREN_CONFIG: path.join(dir, 'none.yaml') })).toThrow(/does not exist/);
+      writeFileSync(file, 'graphs: [\n');
+      expect(() => loadAppConfig({ WARREN_CONFIG: file })).toThrow(/not valid YAML/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('ships a config.example.yaml that loads', () => {

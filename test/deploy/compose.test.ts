@@ -1,7 +1,7 @@
 // No Docker engine runs here, so the production topology is checked by reading it: the compose
 // file's services, volumes and health checks, the Dockerfile's roles, and nginx's syntax.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -51,7 +51,11 @@ describe('docker-compose.yml', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'warren-nginx-'));
     // Docker's DNS name `api` does not resolve here; point it at loopback for the syntax check.
     const conf = readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8').replace('server api:2026', 'server 127.0.0.1:2026').replace(/^\s*resolver .*$/m, '');
-    writeFileSync(path.join(dir, 'nginx.conf'), `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\n${conf}`);
-    expect(() => execFileSync('nginx', ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'pipe' })).not.toThrow();
+    try {
+      writeFileSync(path.join(dir, 'nginx.conf'), `pid ${dir}/nginx.pid;\nerror_log ${dir}/error.log;\n${conf}`);
+      expect(() => execFileSync('nginx', ['-t', '-p', dir, '-c', path.join(dir, 'nginx.conf')], { stdio: 'pipe' })).not.toThrow();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
