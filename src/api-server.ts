@@ -1,4 +1,5 @@
-// Builds the API process from its configuration: connections → stores → graphs → app.
+// Builds the API process from its configuration: connections → stores → graphs → services → app.
+// Each service is built here once; the raw Redis client never leaves this file and the stores.
 // src/main.ts listens with it; the tests build it the same way.
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -15,10 +16,14 @@ import { gatewayRoutes } from './gateway/gateway.plugin.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
-import { publishConfigChanged } from './queue/control.js';
+import { publishCancel, publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectionErrorLog, connectRedis } from './store/redis.js';
+import { createRunFollow } from './runtime/run-follow.js';
+import { createRunsService, type CancelSignals } from './runtime/runs.service.js';
+import { createStateService } from './runtime/state.service.js';
+import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { createStores } from './store/stores.js';
@@ -82,6 +87,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   });
 
   const metrics = createWarrenMetrics(redis.command, dispatcher.queue, hub);
+  const cancelSignals: CancelSignals = { publish: (message) => publishCancel(redis.command, message) };
   // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
   // are serialised in Redis, not in this process.
   const locks = createFileLocks(redis.command, fileLocks);
@@ -109,12 +115,11 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     redisReady: () => redis.command.status === 'ready',
     gateway: (scope) => gatewayRoutes(scope, gatewayDeps),
     runtime: {
-      stores,
+      threads: createThreadsService({ stores, cancelSignals }),
+      state: createStateService({ stores, graphs }),
+      runs: createRunsService({ stores, graphs, dispatcher, cancelSignals }),
+      follow: createRunFollow({ hub, metrics }),
       graphs,
-      dispatcher,
-      hub,
-      redis: redis.command,
-      metrics,
       settings: {
         heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,
         keepAliveMs: keepAliveMs ?? 1000,
