@@ -10,7 +10,7 @@ import type { LoadedConfig } from './config/load-config.js';
 import { createExtensionsStore, resolveSkillsDir } from './config/extensions.js';
 import { PROJECT_SKILLS_DIR } from './config/paths.js';
 import { configSecrets } from './config/secrets.js';
-import { closeSandboxes } from './convert/sandbox.js';
+import { createSandbox } from './convert/sandbox.js';
 import type { GatewaySettings } from './gateway/gateway-deps.js';
 import { gatewayRoutes } from './gateway/gateway.plugin.js';
 import { createGraphRegistry } from '../graphs/registry.js';
@@ -91,6 +91,12 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
   // are serialised in Redis, not in this process.
   const locks = createFileLocks(redis.command, fileLocks);
+  const gatewaySettings = { ...uploadSettings(config.uploads), ...gateway };
+  // As many warm sandbox workers as conversions the limiter lets through, so none waits twice.
+  const conversionPool = createSandbox({
+    ...gatewaySettings.conversion,
+    maxWorkers: gatewaySettings.conversion.maxWorkers ?? gatewaySettings.maxConcurrentConversions,
+  });
   const gatewayDeps = {
     config,
     files: createThreadFiles(env.home),
@@ -100,7 +106,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     // Bare names are looked up on the PATH a worker would give the child: the process's own.
     stdioPolicy: { allowedCommands: config.mcp.stdio_allowed_commands, searchPath: process.env.PATH },
     announceExtensionsChanged: () => publishConfigChanged(redis.command, { what: 'extensions' }),
-    settings: { ...uploadSettings(config.uploads), ...gateway },
+    settings: gatewaySettings,
+    conversionPool,
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe(seconds, { format }),
   };
   const app = await buildApp({
@@ -135,7 +142,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         await hub.close();
         await app.close();
         // After the app: uploads in flight have had their answers, so no conversion is cut short.
-        await closeSandboxes();
+        await conversionPool.close();
         await dispatcher.close();
         await redis.close();
       })()),

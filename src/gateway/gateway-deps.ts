@@ -5,6 +5,7 @@ import type { AppConfig } from '../config/app-config.schemas.js';
 import type { WriteGuard } from '../config/atomic-file.js';
 import type { ExtensionsStore } from '../config/extensions.js';
 import type { StdioPolicy } from '../config/mcp-stdio-policy.js';
+import type { ConversionPool } from '../convert/pool.js';
 import type { SandboxLimits } from '../convert/sandbox.js';
 import type { ThreadFiles } from '../store/thread-files.js';
 
@@ -39,6 +40,8 @@ export interface GatewayDeps {
   extensions: ExtensionsStore;
   /** Folder holding `public/` and `custom/` skills. */
   skillsDir: string;
+  /** The conversion sandbox's pool; the composition root sizes it from `settings` and closes it. */
+  conversionPool: Pick<ConversionPool, 'convert'>;
   /** Observes each conversion's duration in seconds, by file extension (for /metrics). */
   onConversion?: (format: string, seconds: number) => void;
   /** What a stdio MCP server may start; a PUT that breaks it changes nothing. */
