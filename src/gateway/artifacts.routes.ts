@@ -17,7 +17,7 @@ const fileResponse = Type.Unsafe<ReadStream | null>({
   format: 'binary',
 });
 
-export async function artifactRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function artifactRoutes(app: FastifyInstance, deps: Pick<GatewayDeps, 'files'>): Promise<void> {
   const artifacts = createArtifactsService(deps.files);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 

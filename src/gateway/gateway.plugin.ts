@@ -19,10 +19,12 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): Pr
   app.addHook('onError', async (request, reply) => {
     if (!request.raw.complete) void reply.header('connection', 'close');
   });
-  await app.register(modelRoutes, deps);
-  await app.register(mcpRoutes, deps);
-  await app.register(skillRoutes, deps);
-  await app.register(uploadRoutes, deps);
-  await app.register(threadCleanupRoutes, deps);
-  await app.register(artifactRoutes, deps);
+  // Each route plugin gets only the part of the deps it uses.
+  const { config, files, extensions, announceExtensionsChanged } = deps;
+  await app.register(modelRoutes, { config });
+  await app.register(mcpRoutes, { extensions, announceExtensionsChanged, stdioPolicy: deps.stdioPolicy });
+  await app.register(skillRoutes, { skillsDir: deps.skillsDir, extensions, announceExtensionsChanged });
+  await app.register(uploadRoutes, { files, settings: deps.settings, uploadsLock: deps.uploadsLock, conversionPool: deps.conversionPool, onConversion: deps.onConversion });
+  await app.register(threadCleanupRoutes, { files });
+  await app.register(artifactRoutes, { files });
 }

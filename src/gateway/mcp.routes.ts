@@ -2,13 +2,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { lockedWriteResponses, SuccessSchema } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
 import { McpConfigSchema } from './mcp.schemas.js';
-import { createMcpService } from './mcp.service.js';
+import { createMcpService, type McpDeps } from './mcp.service.js';
 
 const tags = ['mcp'];
 
-export async function mcpRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function mcpRoutes(app: FastifyInstance, deps: McpDeps): Promise<void> {
   const mcp = createMcpService(deps);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 

@@ -102,7 +102,7 @@ function maskServer(server: McpServer): McpServerBody {
   return entry;
 }
 
-type McpDeps = Pick<GatewayDeps, 'extensions' | 'announceExtensionsChanged' | 'stdioPolicy'>;
+export type McpDeps = Pick<GatewayDeps, 'extensions' | 'announceExtensionsChanged' | 'stdioPolicy'>;
 
 export function createMcpService(deps: McpDeps) {
   /** Throws the first problem: 422 for a malformed entry, then 400 for a policy breach. */

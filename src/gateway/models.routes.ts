@@ -8,7 +8,7 @@ import { createModelsService } from './models.service.js';
 
 const tags = ['models'];
 
-export async function modelRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function modelRoutes(app: FastifyInstance, deps: Pick<GatewayDeps, 'config'>): Promise<void> {
   const models = createModelsService(deps);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 

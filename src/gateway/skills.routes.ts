@@ -2,13 +2,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, writeErrorResponses } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
 import { SkillDetailSchema, SkillInstallResultSchema, SkillListSchema, SkillParamsSchema } from './skills.schemas.js';
-import { createSkillsService, MAX_SKILL_ARCHIVE_BYTES } from './skills.service.js';
+import { createSkillsService, MAX_SKILL_ARCHIVE_BYTES, type SkillsDeps } from './skills.service.js';
 
 const tags = ['skills'];
 
-export async function skillRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function skillRoutes(app: FastifyInstance, deps: SkillsDeps): Promise<void> {
   const skills = createSkillsService(deps, app.log);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 

@@ -9,7 +9,7 @@ import { createThreadCleanupService } from './threads.service.js';
 const tags = ['threads'];
 export const CLEANUP_FAILED = 'Failed to delete local thread data.';
 
-export async function threadCleanupRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function threadCleanupRoutes(app: FastifyInstance, deps: Pick<GatewayDeps, 'files'>): Promise<void> {
   const cleanup = createThreadCleanupService(deps.files);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 

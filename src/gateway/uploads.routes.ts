@@ -2,14 +2,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, ThreadParamsSchema } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
 import { multipartOptions } from './upload-receiver.js';
 import { UploadFileParamsSchema, UploadListSchema, UploadResultSchema } from './uploads.schemas.js';
-import { createUploadsService } from './uploads.service.js';
+import { createUploadsService, type UploadsDeps } from './uploads.service.js';
 
 const tags = ['uploads'];
 
-export async function uploadRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function uploadRoutes(app: FastifyInstance, deps: UploadsDeps): Promise<void> {
   const uploads = createUploadsService(deps, app.log);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const limits = deps.settings.uploads;
