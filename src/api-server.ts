@@ -12,7 +12,13 @@ import { PROJECT_SKILLS_DIR } from './config/paths.js';
 import { configSecrets } from './config/secrets.js';
 import { createSandbox } from './convert/sandbox.js';
 import type { GatewaySettings } from './gateway/gateway-deps.js';
-import { gatewayRoutes } from './gateway/gateway.plugin.js';
+import { createArtifactsService } from './gateway/artifacts.service.js';
+import { gatewayRoutes, type GatewayServices } from './gateway/gateway.plugin.js';
+import { createMcpService } from './gateway/mcp.service.js';
+import { createModelsService } from './gateway/models.service.js';
+import { createSkillsService } from './gateway/skills.service.js';
+import { createThreadCleanupService } from './gateway/threads.service.js';
+import { createUploadsService } from './gateway/uploads.service.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
@@ -110,6 +116,15 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     conversionPool,
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe(seconds, { format }),
   };
+  const gatewayServices: GatewayServices = {
+    models: createModelsService(gatewayDeps),
+    mcp: createMcpService(gatewayDeps),
+    skills: createSkillsService(gatewayDeps, log),
+    uploads: createUploadsService(gatewayDeps, log),
+    uploadLimits: gatewayDeps.settings.uploads,
+    cleanup: createThreadCleanupService(gatewayDeps.files),
+    artifacts: createArtifactsService(gatewayDeps.files),
+  };
   const app = await buildApp({
     config,
     metrics: () => metrics.registry.render(collectorErrors.error),
@@ -120,7 +135,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     apiKeys,
     logSecrets: secrets,
     redisReady: () => redis.command.status === 'ready',
-    gateway: (scope) => gatewayRoutes(scope, gatewayDeps),
+    gateway: (scope) => gatewayRoutes(scope, gatewayServices),
     runtime: {
       threads: createThreadsService({ stores, cancelSignals }),
       state: createStateService({ stores, graphs }),

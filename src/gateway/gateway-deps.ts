@@ -1,6 +1,7 @@
-// What buildApp hands the gateway route group: configuration, the file stores, the guard on a
-// thread's uploads and a way to tell every process that extensions_config.json changed. No
-// Redis client: the composition root (api-server.ts) wires the locks and the announcement.
+// What the composition root (api-server.ts) builds the gateway's services from: configuration,
+// the file stores, the guard on a thread's uploads, the conversion pool and a way to tell every
+// process that extensions_config.json changed. No Redis client: the root wires the locks and the
+// announcement. The route plugins see only the services (gateway.plugin.ts).
 import type { AppConfig } from '../config/app-config.schemas.js';
 import type { WriteGuard } from '../config/atomic-file.js';
 import type { ExtensionsStore } from '../config/extensions.js';

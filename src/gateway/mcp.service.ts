@@ -102,7 +102,7 @@ function maskServer(server: McpServer): McpServerBody {
   return entry;
 }
 
-export type McpDeps = Pick<GatewayDeps, 'extensions' | 'announceExtensionsChanged' | 'stdioPolicy'>;
+type McpDeps = Pick<GatewayDeps, 'extensions' | 'announceExtensionsChanged' | 'stdioPolicy'>;
 
 export function createMcpService(deps: McpDeps) {
   /** Throws the first problem: 422 for a malformed entry, then 400 for a policy breach. */
@@ -139,3 +139,5 @@ export function createMcpService(deps: McpDeps) {
     },
   };
 }
+
+export type McpService = ReturnType<typeof createMcpService>;

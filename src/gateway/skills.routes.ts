@@ -3,12 +3,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, writeErrorResponses } from './common.schemas.js';
 import { SkillDetailSchema, SkillInstallResultSchema, SkillListSchema, SkillParamsSchema } from './skills.schemas.js';
-import { createSkillsService, MAX_SKILL_ARCHIVE_BYTES, type SkillsDeps } from './skills.service.js';
+import { MAX_SKILL_ARCHIVE_BYTES, type SkillsService } from './skills.service.js';
 
 const tags = ['skills'];
 
-export async function skillRoutes(app: FastifyInstance, deps: SkillsDeps): Promise<void> {
-  const skills = createSkillsService(deps, app.log);
+export async function skillRoutes(app: FastifyInstance, deps: { skills: SkillsService }): Promise<void> {
+  const { skills } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/skills', { schema: { tags, response: { 200: SkillListSchema } } }, async () => skills.list());

@@ -20,7 +20,7 @@ export const MAX_SKILL_ARCHIVE_BYTES = 50 * 1024 * 1024;
 /** The skills folder as a full disk's message names it: its real path is the host's business. */
 const SKILLS_FOLDER = 'the skills folder';
 
-export type SkillsDeps = Pick<GatewayDeps, 'skillsDir' | 'extensions' | 'announceExtensionsChanged'>;
+type SkillsDeps = Pick<GatewayDeps, 'skillsDir' | 'extensions' | 'announceExtensionsChanged'>;
 
 function scan(skillsDir: string, log: FastifyBaseLogger): Promise<SkillRecord[]> {
   return scanSkills(skillsDir, (skill, err) => log.warn({ err, skill }, 'skill skipped: unreadable SKILL.md'));
@@ -121,3 +121,5 @@ async function unpack(archivePath: string, work: string, customDir: string, skil
     archive.close();
   }
 }
+
+export type SkillsService = ReturnType<typeof createSkillsService>;

@@ -20,7 +20,7 @@ import { isConvertible, markdownNameFor, removeConversions, takeConversionsOf } 
 import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
 import type { UploadedFile, UploadList, UploadResult } from './uploads.schemas.js';
 
-export type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock' | 'conversionPool'>;
+type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock' | 'conversionPool'>;
 type Conversion = { markdown: string } | { message: string };
 
 export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) {
@@ -189,3 +189,5 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     },
   };
 }
+
+export type UploadsService = ReturnType<typeof createUploadsService>;
