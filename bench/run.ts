@@ -19,7 +19,7 @@ import { resultsBlock, updateReadme } from './report/readme.ts';
 import { startAnchor } from './servers/anchor.ts';
 import type { BenchServer } from './servers/bench-server.ts';
 import { startWarren, type WarrenServer } from './servers/warren.ts';
-import { fixtureDocuments, loadConverter, measureConversions } from './workloads/conversion.ts';
+import { fixtureDocuments, loadSandbox, measureConversions } from './workloads/conversion.ts';
 import { measureFanout } from './workloads/fanout.ts';
 import { measureFloor } from './workloads/floor.ts';
 import { measureIdle } from './workloads/idle.ts';
@@ -210,7 +210,12 @@ async function runConversion(ctx: Context): Promise<void> {
   const docs = [...fixtureDocuments(dirs), large];
   await quiet(ctx, null, 'conversion');
   say(`conversion: ${docs.length} documents × ${ctx.options.conversionRepeats}`);
-  ctx.results.conversion = await measureConversions(await loadConverter(ctx.warrenRoot), docs, ctx.options.conversionRepeats);
+  const sandbox = await loadSandbox(ctx.warrenRoot);
+  try {
+    ctx.results.conversion = await measureConversions(sandbox, docs, ctx.options.conversionRepeats);
+  } finally {
+    await sandbox.close();
+  }
 }
 
 function redisVersion(): string {

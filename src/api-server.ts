@@ -1,4 +1,5 @@
-// Builds the API process from its configuration: connections → stores → graphs → app.
+// Builds the API process from its configuration: connections → stores → graphs → services → app.
+// Each service is built here once; the raw Redis client never leaves this file and the stores.
 // src/main.ts listens with it; the tests build it the same way.
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -9,16 +10,26 @@ import type { LoadedConfig } from './config/load-config.js';
 import { createExtensionsStore, resolveSkillsDir } from './config/extensions.js';
 import { PROJECT_SKILLS_DIR } from './config/paths.js';
 import { configSecrets } from './config/secrets.js';
-import { closeSandboxes } from './convert/sandbox.js';
+import { createSandbox } from './convert/sandbox.js';
 import type { GatewaySettings } from './gateway/gateway-deps.js';
-import { gatewayRoutes } from './gateway/gateway.plugin.js';
+import { createArtifactsService } from './gateway/artifacts.service.js';
+import { gatewayRoutes, type GatewayServices } from './gateway/gateway.plugin.js';
+import { createMcpService } from './gateway/mcp.service.js';
+import { createModelsService } from './gateway/models.service.js';
+import { createSkillsService } from './gateway/skills.service.js';
+import { createThreadCleanupService } from './gateway/threads.service.js';
+import { createUploadsService } from './gateway/uploads.service.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
-import { publishConfigChanged } from './queue/control.js';
+import { publishCancel, publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectionErrorLog, connectRedis } from './store/redis.js';
+import { createRunFollow } from './runtime/run-follow.js';
+import { createRunsService, type CancelSignals } from './runtime/runs.service.js';
+import { createStateService } from './runtime/state.service.js';
+import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { createStores } from './store/stores.js';
@@ -82,9 +93,16 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   });
 
   const metrics = createWarrenMetrics(redis.command, dispatcher.queue, hub);
+  const cancelSignals: CancelSignals = { publish: (message) => publishCancel(redis.command, message) };
   // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
   // are serialised in Redis, not in this process.
   const locks = createFileLocks(redis.command, fileLocks);
+  const gatewaySettings = { ...uploadSettings(config.uploads), ...gateway };
+  // As many warm sandbox workers as conversions the limiter lets through, so none waits twice.
+  const conversionPool = createSandbox({
+    ...gatewaySettings.conversion,
+    maxWorkers: gatewaySettings.conversion.maxWorkers ?? gatewaySettings.maxConcurrentConversions,
+  });
   const gatewayDeps = {
     config,
     files: createThreadFiles(env.home),
@@ -94,8 +112,18 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     // Bare names are looked up on the PATH a worker would give the child: the process's own.
     stdioPolicy: { allowedCommands: config.mcp.stdio_allowed_commands, searchPath: process.env.PATH },
     announceExtensionsChanged: () => publishConfigChanged(redis.command, { what: 'extensions' }),
-    settings: { ...uploadSettings(config.uploads), ...gateway },
+    settings: gatewaySettings,
+    conversionPool,
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe(seconds, { format }),
+  };
+  const gatewayServices: GatewayServices = {
+    models: createModelsService(gatewayDeps),
+    mcp: createMcpService(gatewayDeps),
+    skills: createSkillsService(gatewayDeps, log),
+    uploads: createUploadsService(gatewayDeps, log),
+    uploadLimits: gatewayDeps.settings.uploads,
+    cleanup: createThreadCleanupService(gatewayDeps.files),
+    artifacts: createArtifactsService(gatewayDeps.files),
   };
   const app = await buildApp({
     config,
@@ -107,14 +135,13 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     apiKeys,
     logSecrets: secrets,
     redisReady: () => redis.command.status === 'ready',
-    gateway: (scope) => gatewayRoutes(scope, gatewayDeps),
+    gateway: (scope) => gatewayRoutes(scope, gatewayServices),
     runtime: {
-      stores,
+      threads: createThreadsService({ stores, cancelSignals }),
+      state: createStateService({ stores, graphs }),
+      runs: createRunsService({ stores, graphs, dispatcher, cancelSignals }),
+      follow: createRunFollow({ hub, metrics }),
       graphs,
-      dispatcher,
-      hub,
-      redis: redis.command,
-      metrics,
       settings: {
         heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,
         keepAliveMs: keepAliveMs ?? 1000,
@@ -130,7 +157,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         await hub.close();
         await app.close();
         // After the app: uploads in flight have had their answers, so no conversion is cut short.
-        await closeSandboxes();
+        await conversionPool.close();
         await dispatcher.close();
         await redis.close();
       })()),

@@ -1,5 +1,5 @@
-// Workload 5a: conversion cost per document format, through convertInSandbox (the worker-thread
-// sandbox every upload goes through) from Warren's built dist/. Each conversion is timed alone,
+// Workload 5a: conversion cost per document format, through a conversion sandbox (the worker-thread
+// pool every upload goes through) from Warren's built dist/. Each conversion is timed alone,
 // so the figure is latency, not throughput. The sandbox keeps its worker threads warm, so only a
 // format's first document pays for loading its parser; ms per document is reported next to ms/MiB
 // because small files are dominated by fixed costs.
@@ -9,10 +9,14 @@ import { pathToFileURL } from 'node:url';
 import { summarize, type Summary } from '../lib/stats.ts';
 
 /**
- * The part of convertInSandbox (src/convert/sandbox.ts) the bench calls. It is loaded from dist/
- * at run time; the bench does not type-check Warren's sources, which type stripping cannot run.
+ * The part of a sandbox (createSandbox in src/convert/sandbox.ts) the bench calls. It is loaded
+ * from dist/ at run time; the bench does not type-check Warren's sources, which type stripping
+ * cannot run.
  */
-export type ConvertInSandbox = (bytes: Buffer, filename: string, limits?: { timeoutMs?: number }) => Promise<string>;
+export interface Sandbox {
+  convert(bytes: Buffer, filename: string, limits?: { timeoutMs?: number }): Promise<string>;
+  close(): Promise<void>;
+}
 
 export interface FormatPoint {
   /** The extension, or a label such as `pdf (generated 16 MiB)` for a document of our own. */
@@ -47,13 +51,14 @@ export function fixtureDocuments(dirs: readonly string[]): Document[] {
   return docs;
 }
 
-export async function loadConverter(projectRoot: string): Promise<ConvertInSandbox> {
+/** A sandbox with the API's default heap cap and size; the caller closes it. */
+export async function loadSandbox(projectRoot: string): Promise<Sandbox> {
   const url = pathToFileURL(path.join(projectRoot, 'dist', 'src', 'convert', 'sandbox.js')).href;
-  const mod = (await import(url)) as { convertInSandbox: ConvertInSandbox };
-  return mod.convertInSandbox;
+  const mod = (await import(url)) as { createSandbox: () => Sandbox };
+  return mod.createSandbox();
 }
 
-export async function measureConversions(convert: ConvertInSandbox, docs: readonly Document[], repeats: number): Promise<FormatPoint[]> {
+export async function measureConversions(sandbox: Sandbox, docs: readonly Document[], repeats: number): Promise<FormatPoint[]> {
   const byFormat = new Map<string, { docs: Set<string>; perMiB: number[]; perDoc: number[]; bytes: number; failures: number; ms: number }>();
   for (const doc of docs) {
     const format = doc.format ?? path.extname(doc.name).toLowerCase().slice(1);
@@ -63,7 +68,7 @@ export async function measureConversions(convert: ConvertInSandbox, docs: readon
     for (let i = 0; i < repeats; i++) {
       const t0 = performance.now();
       try {
-        await convert(doc.bytes, doc.name, { timeoutMs: 120_000 });
+        await sandbox.convert(doc.bytes, doc.name, { timeoutMs: 120_000 });
       } catch {
         // A document the converter rejects still took time, but it is not a conversion rate.
         entry.failures++;

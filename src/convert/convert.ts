@@ -1,6 +1,6 @@
 // Entry point of the converters: detect the real type, dispatch to its converter, and make every
 // failure a ConversionError with a message that can be shown to the user. Runs in-process; use
-// convertInSandbox (sandbox.ts) for untrusted uploads.
+// a sandbox (sandbox.ts) for untrusted uploads.
 import { ConversionError } from '../errors.js';
 import { detectDocument } from './detect.js';
 import type { DocumentKind } from './detect.js';

@@ -5,9 +5,8 @@ import type { ReadStream } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { ArtifactParamsSchema, ArtifactQuerySchema } from './artifacts.schemas.js';
-import { createArtifactsService, parseRange } from './artifacts.service.js';
+import { parseRange, type ArtifactsService } from './artifacts.service.js';
 import { ErrorSchema, errorResponses } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
 
 const tags = ['artifacts'];
 // Typed as the stream the handler sends; documented as binary.
@@ -17,8 +16,8 @@ const fileResponse = Type.Unsafe<ReadStream | null>({
   format: 'binary',
 });
 
-export async function artifactRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const artifacts = createArtifactsService(deps.files);
+export async function artifactRoutes(app: FastifyInstance, deps: { artifacts: ArtifactsService }): Promise<void> {
+  const { artifacts } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   // GET and HEAD declared together: Fastify's automatic HEAD would read the whole file and drop it.

@@ -77,3 +77,5 @@ export function createArtifactsService(files: ThreadFiles) {
     },
   };
 }
+
+export type ArtifactsService = ReturnType<typeof createArtifactsService>;

@@ -1,10 +1,12 @@
-// What buildApp hands the gateway route group: configuration, the file stores, the guard on a
-// thread's uploads and a way to tell every process that extensions_config.json changed. No
-// Redis client: the composition root (api-server.ts) wires the locks and the announcement.
+// What the composition root (api-server.ts) builds the gateway's services from: configuration,
+// the file stores, the guard on a thread's uploads, the conversion pool and a way to tell every
+// process that extensions_config.json changed. No Redis client: the root wires the locks and the
+// announcement. The route plugins see only the services (gateway.plugin.ts).
 import type { AppConfig } from '../config/app-config.schemas.js';
 import type { WriteGuard } from '../config/atomic-file.js';
 import type { ExtensionsStore } from '../config/extensions.js';
 import type { StdioPolicy } from '../config/mcp-stdio-policy.js';
+import type { ConversionPool } from '../convert/pool.js';
 import type { SandboxLimits } from '../convert/sandbox.js';
 import type { ThreadFiles } from '../store/thread-files.js';
 
@@ -39,6 +41,8 @@ export interface GatewayDeps {
   extensions: ExtensionsStore;
   /** Folder holding `public/` and `custom/` skills. */
   skillsDir: string;
+  /** The conversion sandbox's pool; the composition root sizes it from `settings` and closes it. */
+  conversionPool: Pick<ConversionPool, 'convert'>;
   /** Observes each conversion's duration in seconds, by file extension (for /metrics). */
   onConversion?: (format: string, seconds: number) => void;
   /** What a stdio MCP server may start; a PUT that breaks it changes nothing. */

@@ -3,14 +3,31 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { artifactRoutes } from './artifacts.routes.js';
-import type { GatewayDeps } from './gateway-deps.js';
+import type { ArtifactsService } from './artifacts.service.js';
+import type { UploadLimits } from './gateway-deps.js';
+import type { McpService } from './mcp.service.js';
+import type { ModelsService } from './models.service.js';
+import type { SkillsService } from './skills.service.js';
+import type { ThreadCleanupService } from './threads.service.js';
+import type { UploadsService } from './uploads.service.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { modelRoutes } from './models.routes.js';
 import { skillRoutes } from './skills.routes.js';
 import { threadCleanupRoutes } from './threads.routes.js';
 import { uploadRoutes } from './uploads.routes.js';
 
-export async function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
+/** The gateway's services, built once by the composition root (api-server.ts). */
+export interface GatewayServices {
+  models: ModelsService;
+  mcp: McpService;
+  skills: SkillsService;
+  uploads: UploadsService;
+  uploadLimits: UploadLimits;
+  cleanup: ThreadCleanupService;
+  artifacts: ArtifactsService;
+}
+
+export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
   // Limits are set per route (uploads, skill archives); a part over its limit is truncated and
   // the route answers with its own message rather than the plugin's.
   await app.register(multipart, { throwFileSizeLimit: false, limits: { fields: 20, fieldSize: 64 * 1024, headerPairs: 100 } });
@@ -19,10 +36,11 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayDeps): Pr
   app.addHook('onError', async (request, reply) => {
     if (!request.raw.complete) void reply.header('connection', 'close');
   });
-  await app.register(modelRoutes, deps);
-  await app.register(mcpRoutes, deps);
-  await app.register(skillRoutes, deps);
-  await app.register(uploadRoutes, deps);
-  await app.register(threadCleanupRoutes, deps);
-  await app.register(artifactRoutes, deps);
+  // Each route plugin gets only the service it uses.
+  await app.register(modelRoutes, { models: deps.models });
+  await app.register(mcpRoutes, { mcp: deps.mcp });
+  await app.register(skillRoutes, { skills: deps.skills });
+  await app.register(uploadRoutes, { uploads: deps.uploads, limits: deps.uploadLimits });
+  await app.register(threadCleanupRoutes, { cleanup: deps.cleanup });
+  await app.register(artifactRoutes, { artifacts: deps.artifacts });
 }

@@ -2,14 +2,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { lockedWriteResponses, SuccessSchema } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
 import { McpConfigSchema } from './mcp.schemas.js';
-import { createMcpService } from './mcp.service.js';
+import type { McpService } from './mcp.service.js';
 
 const tags = ['mcp'];
 
-export async function mcpRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const mcp = createMcpService(deps);
+export async function mcpRoutes(app: FastifyInstance, deps: { mcp: McpService }): Promise<void> {
+  const { mcp } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/mcp/config', { schema: { tags, response: { 200: McpConfigSchema } } }, async () => mcp.get());

@@ -139,3 +139,5 @@ export function createMcpService(deps: McpDeps) {
     },
   };
 }
+
+export type McpService = ReturnType<typeof createMcpService>;

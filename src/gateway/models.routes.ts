@@ -2,14 +2,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { errorResponses } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
 import { ModelDetailSchema, ModelListSchema, ModelParamsSchema } from './models.schemas.js';
-import { createModelsService } from './models.service.js';
+import type { ModelsService } from './models.service.js';
 
 const tags = ['models'];
 
-export async function modelRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const models = createModelsService(deps);
+export async function modelRoutes(app: FastifyInstance, deps: { models: ModelsService }): Promise<void> {
+  const { models } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/models', { schema: { tags, response: { 200: ModelListSchema } } }, async () => models.list());

@@ -24,3 +24,5 @@ export function createModelsService(deps: Pick<GatewayDeps, 'config'>) {
     },
   };
 }
+
+export type ModelsService = ReturnType<typeof createModelsService>;

@@ -2,14 +2,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, writeErrorResponses } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
 import { SkillDetailSchema, SkillInstallResultSchema, SkillListSchema, SkillParamsSchema } from './skills.schemas.js';
-import { createSkillsService, MAX_SKILL_ARCHIVE_BYTES } from './skills.service.js';
+import { MAX_SKILL_ARCHIVE_BYTES, type SkillsService } from './skills.service.js';
 
 const tags = ['skills'];
 
-export async function skillRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const skills = createSkillsService(deps, app.log);
+export async function skillRoutes(app: FastifyInstance, deps: { skills: SkillsService }): Promise<void> {
+  const { skills } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.get('/skills', { schema: { tags, response: { 200: SkillListSchema } } }, async () => skills.list());

@@ -121,3 +121,5 @@ async function unpack(archivePath: string, work: string, customDir: string, skil
     archive.close();
   }
 }
+
+export type SkillsService = ReturnType<typeof createSkillsService>;

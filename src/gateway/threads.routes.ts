@@ -3,14 +3,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, SuccessSchema, ThreadParamsSchema } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
-import { createThreadCleanupService } from './threads.service.js';
+import type { ThreadCleanupService } from './threads.service.js';
 
 const tags = ['threads'];
 export const CLEANUP_FAILED = 'Failed to delete local thread data.';
 
-export async function threadCleanupRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const cleanup = createThreadCleanupService(deps.files);
+export async function threadCleanupRoutes(app: FastifyInstance, deps: { cleanup: ThreadCleanupService }): Promise<void> {
+  const { cleanup } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.delete(

@@ -10,3 +10,5 @@ export function createThreadCleanupService(files: ThreadFiles) {
     },
   };
 }
+
+export type ThreadCleanupService = ReturnType<typeof createThreadCleanupService>;

@@ -2,17 +2,17 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, ThreadParamsSchema } from './common.schemas.js';
-import type { GatewayDeps } from './gateway-deps.js';
 import { multipartOptions } from './upload-receiver.js';
 import { UploadFileParamsSchema, UploadListSchema, UploadResultSchema } from './uploads.schemas.js';
-import { createUploadsService } from './uploads.service.js';
+import type { UploadLimits } from './gateway-deps.js';
+import type { UploadsService } from './uploads.service.js';
 
 const tags = ['uploads'];
 
-export async function uploadRoutes(app: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const uploads = createUploadsService(deps, app.log);
+export async function uploadRoutes(app: FastifyInstance, deps: { uploads: UploadsService; limits: UploadLimits }): Promise<void> {
+  const { uploads } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
-  const limits = deps.settings.uploads;
+  const { limits } = deps;
 
   r.post(
     '/threads/:thread_id/uploads',

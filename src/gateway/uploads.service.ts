@@ -10,7 +10,6 @@ import path from 'node:path';
 import type { Multipart } from '@fastify/multipart';
 import type { FastifyBaseLogger } from 'fastify';
 import { CONVERTIBLE_EXTENSIONS } from '../convert/convert.js';
-import { convertInSandbox } from '../convert/sandbox.js';
 import { BadRequestError, ConflictError, ConversionError, NotFoundError } from '../errors.js';
 import { fileNameProblem, isTempName, stageFile, virtualPath, type StagedFile } from '../store/thread-files.js';
 import type { Success } from './common.schemas.js';
@@ -21,14 +20,12 @@ import { isConvertible, markdownNameFor, removeConversions, takeConversionsOf } 
 import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
 import type { UploadedFile, UploadList, UploadResult } from './uploads.schemas.js';
 
-type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock'>;
+type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock' | 'conversionPool'>;
 type Conversion = { markdown: string } | { message: string };
 
 export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) {
   const { files, settings } = deps;
   const conversions = createLimiter(settings.maxConcurrentConversions);
-  // As many warm sandbox workers as conversions the limiter lets through, so none waits twice.
-  const conversionLimits = { ...settings.conversion, maxWorkers: settings.conversion.maxWorkers ?? settings.maxConcurrentConversions };
 
   const describe = (threadId: string, name: string) => {
     const virtual = virtualPath('uploads', name);
@@ -47,7 +44,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
           const markdown = await conversions.run(async () => {
             const started = performance.now();
             try {
-              return await convertInSandbox(await readFile(tempPath), name, conversionLimits);
+              return await deps.conversionPool.convert(await readFile(tempPath), name, settings.conversion);
             } finally {
               deps.onConversion?.(path.extname(name).toLowerCase() || 'none', (performance.now() - started) / 1000);
             }
@@ -192,3 +189,5 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     },
   };
 }
+
+export type UploadsService = ReturnType<typeof createUploadsService>;

@@ -6,11 +6,15 @@ import { NotFoundError } from '../errors.js';
 import { matchesFilter } from '../store/json.js';
 import { AssistantParamsSchema, AssistantSchema, AssistantSearchSchema, GraphQuerySchema, type Assistant } from './assistants.schemas.js';
 import { errorResponses, JsonObjectSchema } from './common.schemas.js';
-import type { RuntimeDeps } from './runtime-deps.js';
+import type { GraphRegistry } from '../../graphs/registry.js';
 
 const tags = ['assistants'];
 
-export async function assistantRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
+export interface AssistantRoutesDeps {
+  graphs: Pick<GraphRegistry, 'has' | 'ids' | 'load'>;
+}
+
+export async function assistantRoutes(app: FastifyInstance, deps: AssistantRoutesDeps): Promise<void> {
   const bootedAt = new Date().toISOString();
   const assistantOf = (graphId: string): Assistant => ({
     assistant_id: graphId,

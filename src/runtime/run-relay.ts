@@ -3,8 +3,16 @@
 import type { FastifyReply } from 'fastify';
 import { frameEvent, openSse } from '../http/sse.js';
 import type { StreamEntry } from '../store/run-stream.js';
-import { CLIENT_QUEUE_BYTES, type RunsService } from './runs.service.js';
-import type { RuntimeDeps } from './runtime-deps.js';
+import { CLIENT_QUEUE_BYTES, type RunFollow } from './run-follow.js';
+
+export interface RelayDeps {
+  follow: RunFollow;
+  /** Cancels a run whose client went away, unless it has finished; true when it cancelled. */
+  cancelIfRunning(threadId: string, runId: string): Promise<boolean>;
+  heartbeatMs: number;
+  /** Interval of the whitespace keep-alive on a JSON result. */
+  keepAliveMs: number;
+}
 
 export interface RelayTarget {
   threadId: string;
@@ -49,17 +57,11 @@ function chunkOf(entries: readonly StreamEntry[], index: number): Chunk | undefi
   return chunks[index];
 }
 
-export async function relaySse(
-  reply: FastifyReply,
-  runs: RunsService,
-  target: RelayTarget,
-  heartbeatMs: number,
-  metrics: RuntimeDeps['metrics'],
-): Promise<void> {
-  const sse = openSse(reply, { headers: target.headers, heartbeatMs });
-  metrics.openConnections.add(1, { transport: 'sse' });
+export async function relaySse(reply: FastifyReply, deps: RelayDeps, target: RelayTarget): Promise<void> {
+  const sse = openSse(reply, { headers: target.headers, heartbeatMs: deps.heartbeatMs });
+  const closeConnection = deps.follow.connection('sse');
   let finished = false;
-  const following = runs.followClient(target.threadId, target.runId, target.afterId, 'sse', {
+  const following = deps.follow.client(target.threadId, target.runId, target.afterId, 'sse', {
     onEntries: (entries) => {
       // Chunk by chunk, while less than CLIENT_QUEUE_BYTES wait for the client. Not until the
       // first write that returns false: writes are corked until the next tick, so that is only
@@ -84,16 +86,15 @@ export async function relaySse(
     },
   });
   await sse.done;
-  metrics.openConnections.add(-1, { transport: 'sse' });
+  closeConnection();
   following.stop();
-  if (!finished && target.cancelOnDisconnect) await cancelIfRunning(reply, runs, target);
+  if (!finished && target.cancelOnDisconnect) await cancelIfRunning(reply, deps, target);
 }
 
 export async function relayResult(
   reply: FastifyReply,
-  runs: RunsService,
+  deps: RelayDeps,
   target: Omit<RelayTarget, 'afterId'>,
-  keepAliveMs: number,
   fallbackValues: () => Promise<unknown>,
 ): Promise<void> {
   reply.hijack();
@@ -105,9 +106,9 @@ export async function relayResult(
     'X-Accel-Buffering': 'no',
     ...target.headers,
   });
-  const keepAlive = setInterval(() => raw.write('\n'), keepAliveMs);
+  const keepAlive = setInterval(() => raw.write('\n'), deps.keepAliveMs);
   keepAlive.unref();
-  const waiter = runs.settled(target.threadId, target.runId);
+  const waiter = deps.follow.settled(target.threadId, target.runId);
   let clientGone = false;
   raw.on('close', () => {
     if (raw.writableEnded) return;
@@ -121,7 +122,7 @@ export async function relayResult(
       new Promise<null>((resolve) => raw.once('close', () => resolve(null))),
     ]);
     if (!result || clientGone) {
-      if (target.cancelOnDisconnect) await cancelIfRunning(reply, runs, { ...target, afterId: '0' });
+      if (target.cancelOnDisconnect) await cancelIfRunning(reply, deps, { ...target, afterId: '0' });
       return;
     }
     const body = result.error
@@ -141,9 +142,9 @@ export async function relayResult(
   }
 }
 
-async function cancelIfRunning(reply: FastifyReply, runs: RunsService, target: RelayTarget) {
+async function cancelIfRunning(reply: FastifyReply, deps: RelayDeps, target: RelayTarget) {
   try {
-    if (await runs.cancelIfRunning(target.threadId, target.runId)) {
+    if (await deps.cancelIfRunning(target.threadId, target.runId)) {
       reply.log.info({ run_id: target.runId }, 'client disconnected: run cancelled');
     }
   } catch (err) {

@@ -3,7 +3,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponses, noContentResponses, RunParamsSchema, ThreadParamsSchema } from './common.schemas.js';
-import { relayResult, relaySse } from './run-relay.js';
+import type { RunFollow } from './run-follow.js';
+import { relayResult, relaySse, type RelayDeps } from './run-relay.js';
 import {
   CancelQuerySchema,
   isTrue,
@@ -15,8 +16,8 @@ import {
   StatelessRunParamsSchema,
   type RunCreate,
 } from './runs.schemas.js';
-import { createRunsService, type CreatedRun } from './runs.service.js';
-import type { RuntimeDeps } from './runtime-deps.js';
+import type { CreatedRun, RunsService } from './runs.service.js';
+import type { RuntimeSettings } from './runtime-deps.js';
 import { BadRequestError } from '../errors.js';
 import { isStreamCursor } from '../store/run-stream.js';
 import { publicRun } from '../store/runs.js';
@@ -29,10 +30,20 @@ const wantsJson = (req: FastifyRequest) => {
   return accept.includes('application/json') && !accept.includes('text/event-stream');
 };
 
-export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
-  const runs = createRunsService(deps);
-  const { threads } = deps.stores;
-  const { heartbeatMs, keepAliveMs } = deps.settings;
+export interface RunRoutesDeps {
+  runs: RunsService;
+  follow: RunFollow;
+  settings: RuntimeSettings;
+}
+
+export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Promise<void> {
+  const { runs, follow } = deps;
+  const relay: RelayDeps = {
+    follow,
+    cancelIfRunning: (threadId, runId) => runs.cancelIfRunning(threadId, runId),
+    heartbeatMs: deps.settings.heartbeatMs,
+    keepAliveMs: deps.settings.keepAliveMs,
+  };
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   const locationHeaders = (created: Pick<CreatedRun, 'contentLocation' | 'streamLocation'>) => ({
@@ -42,19 +53,13 @@ export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promis
 
   const streamNew = async (reply: FastifyReply, threadId: string | null, body: RunCreate) => {
     const created = await runs.create(threadId, body);
-    await relaySse(
-      reply,
-      runs,
-      {
-        threadId: created.run.thread_id,
-        runId: created.run.run_id,
-        afterId: '0',
-        cancelOnDisconnect: (body.on_disconnect ?? 'cancel') === 'cancel',
-        headers: locationHeaders(created),
-      },
-      heartbeatMs,
-      deps.metrics,
-    );
+    await relaySse(reply, relay, {
+      threadId: created.run.thread_id,
+      runId: created.run.run_id,
+      afterId: '0',
+      cancelOnDisconnect: (body.on_disconnect ?? 'cancel') === 'cancel',
+      headers: locationHeaders(created),
+    });
   };
 
   const waitNew = async (reply: FastifyReply, threadId: string | null, body: RunCreate) => {
@@ -62,15 +67,14 @@ export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promis
     const tid = created.run.thread_id;
     await relayResult(
       reply,
-      runs,
+      relay,
       {
         threadId: tid,
         runId: created.run.run_id,
         cancelOnDisconnect: (body.on_disconnect ?? 'cancel') === 'cancel',
         headers: { 'Content-Location': created.contentLocation },
       },
-      keepAliveMs,
-      async () => (await threads.get(tid))?.values ?? null,
+      () => runs.threadValues(tid),
     );
   };
 
@@ -135,7 +139,7 @@ export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promis
       const { thread_id: threadId, run_id: runId } = req.params;
       await runs.get(threadId, runId);
       const wait = isTrue(req.query.wait);
-      const waiter = wait ? runs.settled(threadId, runId) : null;
+      const waiter = wait ? follow.settled(threadId, runId) : null;
       try {
         await runs.cancel(threadId, runId, req.query.action);
         if (waiter) await waiter.done;
@@ -152,12 +156,8 @@ export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promis
     async (req, reply) => {
       const { thread_id: threadId, run_id: runId } = req.params;
       await runs.get(threadId, runId);
-      await relayResult(
-        reply,
-        runs,
-        { threadId, runId, cancelOnDisconnect: isTrue(req.query.cancel_on_disconnect), headers: {} },
-        keepAliveMs,
-        async () => (await threads.get(threadId))?.values ?? null,
+      await relayResult(reply, relay, { threadId, runId, cancelOnDisconnect: isTrue(req.query.cancel_on_disconnect), headers: {} }, () =>
+        runs.threadValues(threadId),
       );
     },
   );
@@ -168,19 +168,13 @@ export async function runRoutes(app: FastifyInstance, deps: RuntimeDeps): Promis
     if (typeof lastEventId === 'string' && lastEventId !== '' && !isStreamCursor(lastEventId)) {
       throw new BadRequestError(`Last-Event-ID "${lastEventId.slice(0, 64)}" is not an event id of this stream`);
     }
-    await relaySse(
-      reply,
-      runs,
-      {
-        threadId,
-        runId,
-        afterId: typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : '0',
-        cancelOnDisconnect: isTrue(cancelFlag),
-        headers: { 'Content-Location': `/threads/${threadId}/runs/${runId}`, Location: `/threads/${threadId}/runs/${runId}/stream` },
-      },
-      heartbeatMs,
-      deps.metrics,
-    );
+    await relaySse(reply, relay, {
+      threadId,
+      runId,
+      afterId: typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : '0',
+      cancelOnDisconnect: isTrue(cancelFlag),
+      headers: { 'Content-Location': `/threads/${threadId}/runs/${runId}`, Location: `/threads/${threadId}/runs/${runId}/stream` },
+    });
   };
 
   r.get(

@@ -1,16 +1,15 @@
-// Runs: creation with the multitask strategy, cancel, and following a run's event stream.
-// The route files only translate HTTP; everything a run means lives here.
+// Runs: creation with the multitask strategy, get, list, cancel, delete. Following a run's
+// event stream is run-follow.ts. The route files only translate HTTP; what a run means lives here.
 import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
-import { DEFAULT_GRAPH_ID } from '../../graphs/registry.js';
-import { publishCancel } from '../queue/control.js';
+import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
+import type { CancelMessage } from '../queue/control.js';
 import type { RunKwargs, StreamMode } from '../queue/run-kwargs.js';
+import type { RunDispatcher } from '../queue/run-queue.js';
 import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
-import type { HubSubscriber, HubSubscription } from '../store/run-stream-hub.js';
-import { appendedAt, type StreamEntry } from '../store/run-stream.js';
 import { publicRun, type CancelRunResult } from '../store/runs.js';
+import type { Stores } from '../store/stores.js';
 import type { RunCreate, RunListQuery } from './runs.schemas.js';
-import type { RuntimeDeps } from './runtime-deps.js';
 
 export interface CreatedRun {
   run: StoredRun;
@@ -19,46 +18,33 @@ export interface CreatedRun {
   streamLocation: string;
 }
 
-/**
- * Bytes handed to a streaming client's socket and not yet written out, past which it takes no
- * more entries and is paused until its socket drains: with its socket's own buffer, all that a
- * client that stops reading costs.
- */
-export const CLIENT_QUEUE_BYTES = 256 * 1024;
-
-/** A streaming client of a run, which can fall behind. */
-export interface StreamClient {
-  /**
-   * Writes entries to the client, in order, until CLIENT_QUEUE_BYTES wait for it; returns how
-   * many it took. Fewer than all means it is paused, and resume() goes on after the last one.
-   */
-  onEntries(entries: readonly StreamEntry[]): number;
-  onDone(): void;
+/** Tells the workers to stop a run; built in the composition root over the shared Redis client. */
+export interface CancelSignals {
+  publish(message: CancelMessage): Promise<void>;
 }
 
-export interface ClientFollow {
-  /** After a pause, the client has caught up: go on from Redis after the last entry it was given. */
-  resume(): void;
-  stop(): void;
+export interface CancelDeps {
+  stores: Pick<Stores, 'runs'>;
+  cancelSignals: CancelSignals;
 }
 
+export interface RunsServiceDeps extends CancelDeps {
+  stores: Pick<Stores, 'threads' | 'runs'>;
+  graphs: Pick<GraphRegistry, 'has' | 'ids'>;
+  dispatcher: Pick<RunDispatcher, 'dispatch'>;
+}
 
 /**
  * Cancels a run: a queued one is settled at once; a dispatched or running one is flagged and its
  * worker told over pub/sub. Thread deletion uses it too, for runs that may already be gone.
  */
-export async function signalCancel(
-  deps: Pick<RuntimeDeps, 'stores' | 'redis'>,
-  threadId: string,
-  runId: string,
-  action: 'interrupt' | 'rollback',
-): Promise<CancelRunResult> {
+export async function signalCancel(deps: CancelDeps, threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<CancelRunResult> {
   const result = await deps.stores.runs.cancel(threadId, runId, action);
-  if (result === 'signalled') await publishCancel(deps.redis, { thread_id: threadId, run_id: runId, action });
+  if (result === 'signalled') await deps.cancelSignals.publish({ thread_id: threadId, run_id: runId, action });
   return result;
 }
 
-export function createRunsService(deps: RuntimeDeps) {
+export function createRunsService(deps: RunsServiceDeps) {
   const { threads, runs } = deps.stores;
 
   const resolveAssistant = (assistantId: string | undefined): string => {
@@ -75,75 +61,8 @@ export function createRunsService(deps: RuntimeDeps) {
     }
   }
 
-  /** Follows a run's events after `afterId`. */
-  function follow(threadId: string, runId: string, afterId: string, follower: HubSubscriber): HubSubscription {
-    return deps.hub.subscribe(threadId, runId, afterId, follower);
-  }
-
-  /**
-   * Follows a run for a streaming client (SSE or WebSocket), counting relay lag and paused
-   * clients. A client that reads slower than its run writes is not buffered for without bound:
-   * it takes entries only while little waits for it, the follow pauses at the first it leaves,
-   * and resume() picks up after the last entry it took, so every entry still arrives once and in
-   * order.
-   */
-  function followClient(threadId: string, runId: string, afterId: string, transport: 'sse' | 'websocket', client: StreamClient): ClientFollow {
-    let paused = false;
-    let stopped = false;
-    const setPaused = (value: boolean) => {
-      if (paused === value) return;
-      paused = value;
-      deps.metrics.waitingClients.add(value ? 1 : -1, { transport });
-    };
-    const subscription = follow(threadId, runId, afterId, {
-      onEntries: (entries) => {
-        const taken = stopped ? entries.length : client.onEntries(entries);
-        const now = Date.now();
-        for (let i = 0; i < taken; i++) deps.metrics.relayLagSeconds.observe(Math.max(0, now - appendedAt((entries[i] as StreamEntry).id)) / 1000);
-        if (taken < entries.length) setPaused(true);
-        return taken;
-      },
-      onDone: () => client.onDone(),
-    });
-    return {
-      resume() {
-        if (!paused || stopped) return;
-        setPaused(false);
-        subscription.resume();
-      },
-      stop() {
-        stopped = true;
-        setPaused(false);
-        subscription.stop();
-      },
-    };
-  }
-
-  /** Resolves when the run's stream has ended; collects the last `values` and any `error`. */
-  function settled(threadId: string, runId: string): { done: Promise<{ values?: string; error?: string }>; stop: () => void } {
-    let values: string | undefined;
-    let error: string | undefined;
-    let stop: () => void = () => {};
-    const done = new Promise<{ values?: string; error?: string }>((resolve) => {
-      const subscription = follow(threadId, runId, '0', {
-        onEntries(entries) {
-          for (const entry of entries) {
-            if (entry.event === 'values') values = entry.data;
-            else if (entry.event === 'error') error = entry.data;
-          }
-        },
-        onDone: () => resolve({ ...(values !== undefined ? { values } : {}), ...(error !== undefined ? { error } : {}) }),
-      });
-      stop = () => subscription.stop();
-    });
-    return { done, stop };
-  }
-
   return {
     cancel,
-    follow,
-    followClient,
-    settled,
 
     async create(threadId: string | null, body: RunCreate): Promise<CreatedRun> {
       const assistantId = resolveAssistant(body.assistant_id);
@@ -223,6 +142,11 @@ export function createRunsService(deps: RuntimeDeps) {
       const threadId = await runs.threadOf(runId);
       if (!threadId) throw new NotFoundError(`Run ${runId} not found`);
       return threadId;
+    },
+
+    /** The thread's current values: the answer to a wait whose stream ended without any. */
+    async threadValues(threadId: string): Promise<unknown> {
+      return (await threads.get(threadId))?.values ?? null;
     },
 
     /** A client that went away cancels its run, unless the run has already finished. */

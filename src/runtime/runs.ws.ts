@@ -11,8 +11,8 @@ import { isWarrenError } from '../errors.js';
 import { isStreamCursor, type StreamEntry } from '../store/run-stream.js';
 import { ThreadParamsSchema, IdSchema, type ThreadParams } from './common.schemas.js';
 import { RunCreateSchema } from './runs.schemas.js';
-import { CLIENT_QUEUE_BYTES, createRunsService, type ClientFollow } from './runs.service.js';
-import type { RuntimeDeps } from './runtime-deps.js';
+import { CLIENT_QUEUE_BYTES, type ClientFollow, type RunFollow } from './run-follow.js';
+import type { RunsService } from './runs.service.js';
 
 const JoinMessage = Compile(
   Type.Object({ action: Type.Literal('join'), run_id: IdSchema, last_event_id: Type.Optional(Type.String({ maxLength: 64 })) }),
@@ -37,8 +37,13 @@ const CLOSE_NORMAL = 1000;
 const CLOSE_POLICY = 1008;
 const CLOSE_ERROR = 1011;
 
-export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
-  const runs = createRunsService(deps);
+export interface RunWebSocketDeps {
+  runs: RunsService;
+  follow: RunFollow;
+}
+
+export async function runWebSocketRoutes(app: FastifyInstance, deps: RunWebSocketDeps): Promise<void> {
+  const { runs, follow: runFollow } = deps;
 
   app.get<{ Params: ThreadParams }>(
     '/threads/:thread_id/runs/stream',
@@ -49,7 +54,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
       let finished = false;
       // Only the connection that started a run cancels it on close, and only if it asked to.
       let cancelOnClose = false;
-      deps.metrics.openConnections.add(1, { transport: 'websocket' });
+      const closeConnection = runFollow.connection('websocket');
 
       const sendRaw = (text: string) => {
         if (socket.readyState === socket.OPEN) socket.send(text);
@@ -65,7 +70,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
       let following: ClientFollow | null = null;
       const follow = (id: string, afterId: string) => {
         runId = id;
-        following = runs.followClient(threadId, id, afterId, 'websocket', {
+        following = runFollow.client(threadId, id, afterId, 'websocket', {
           onEntries: (entries) => {
             for (const [i, entry] of entries.entries()) {
               if (socket.readyState !== socket.OPEN) return entries.length;
@@ -121,7 +126,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RuntimeDeps
       });
 
       socket.on('close', () => {
-        deps.metrics.openConnections.add(-1, { transport: 'websocket' });
+        closeConnection();
         following?.stop();
         const id = runId;
         if (id && !finished && cancelOnClose) {

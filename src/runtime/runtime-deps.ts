@@ -1,10 +1,10 @@
-// What the runtime route groups are handed by buildApp: the stores and little else.
-import type { Redis } from 'ioredis';
+// What the runtime route group is handed by the composition root: services built once, never
+// the stores or a Redis client. runtime.plugin.ts gives each route plugin only its part.
 import type { GraphRegistry } from '../../graphs/registry.js';
-import type { WarrenMetrics } from '../metrics/warren-metrics.js';
-import type { RunDispatcher } from '../queue/run-queue.js';
-import type { RunStreamHub } from '../store/run-stream-hub.js';
-import type { Stores } from '../store/stores.js';
+import type { RunFollow } from './run-follow.js';
+import type { RunsService } from './runs.service.js';
+import type { StateService } from './state.service.js';
+import type { ThreadsService } from './threads.service.js';
 
 export interface RuntimeSettings {
   heartbeatMs: number;
@@ -13,12 +13,10 @@ export interface RuntimeSettings {
 }
 
 export interface RuntimeDeps {
-  stores: Stores;
+  threads: ThreadsService;
+  state: StateService;
+  runs: RunsService;
+  follow: RunFollow;
   graphs: GraphRegistry;
-  dispatcher: RunDispatcher;
-  hub: RunStreamHub;
-  /** For publishing cancel signals. */
-  redis: Redis;
   settings: RuntimeSettings;
-  metrics: Pick<WarrenMetrics, 'openConnections' | 'relayLagSeconds' | 'waitingClients'>;
 }

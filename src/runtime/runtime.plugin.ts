@@ -1,4 +1,4 @@
-// The agent-runtime route group, mounted at /api/langgraph.
+// The agent-runtime route group, mounted at /api/langgraph. Each route plugin gets only what it uses.
 import type { FastifyInstance } from 'fastify';
 import { assistantRoutes } from './assistants.routes.js';
 import { runRoutes } from './runs.routes.js';
@@ -7,8 +7,8 @@ import type { RuntimeDeps } from './runtime-deps.js';
 import { threadRoutes } from './threads.routes.js';
 
 export async function runtimeRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
-  await app.register(threadRoutes, deps);
-  await app.register(runRoutes, deps);
-  await app.register(runWebSocketRoutes, deps);
-  await app.register(assistantRoutes, deps);
+  await app.register(threadRoutes, { threads: deps.threads, state: deps.state });
+  await app.register(runRoutes, { runs: deps.runs, follow: deps.follow, settings: deps.settings });
+  await app.register(runWebSocketRoutes, { runs: deps.runs, follow: deps.follow });
+  await app.register(assistantRoutes, { graphs: deps.graphs });
 }

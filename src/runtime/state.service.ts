@@ -3,10 +3,10 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { InvalidUpdateError, type StateSnapshot } from '@langchain/langgraph';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { DEFAULT_GRAPH_ID } from '../../graphs/registry.js';
+import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import { toWire } from '../../graphs/serialize.js';
 import type { Thread } from '../store/records.js';
-import type { RuntimeDeps } from './runtime-deps.js';
+import type { Stores } from '../store/stores.js';
 import type { HistoryBody, StateUpdate, ThreadState } from './threads.schemas.js';
 
 type CheckpointRef = { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown> | null };
@@ -99,7 +99,12 @@ function stateConfig(threadId: string, ref?: CheckpointRef | null): RunnableConf
   };
 }
 
-export function createStateService(deps: RuntimeDeps) {
+export interface StateServiceDeps {
+  stores: Pick<Stores, 'threads' | 'runs'>;
+  graphs: Pick<GraphRegistry, 'load'>;
+}
+
+export function createStateService(deps: StateServiceDeps) {
   const { threads, runs } = deps.stores;
 
   const graphFor = async (threadId: string, thread: Thread, fallback: boolean) => {

@@ -2,8 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { errorResponses, noContentResponses, ThreadParamsSchema } from './common.schemas.js';
-import type { RuntimeDeps } from './runtime-deps.js';
-import { createStateService } from './state.service.js';
+import type { StateService } from './state.service.js';
 import {
   HistoryBodySchema,
   HistoryQuerySchema,
@@ -18,13 +17,17 @@ import {
   ThreadSearchSchema,
   ThreadStateSchema,
 } from './threads.schemas.js';
-import { createThreadsService } from './threads.service.js';
+import type { ThreadsService } from './threads.service.js';
 
 const tags = ['threads'];
 
-export async function threadRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
-  const threads = createThreadsService(deps);
-  const state = createStateService(deps);
+export interface ThreadRoutesDeps {
+  threads: ThreadsService;
+  state: StateService;
+}
+
+export async function threadRoutes(app: FastifyInstance, deps: ThreadRoutesDeps): Promise<void> {
+  const { threads, state } = deps;
   const r = app.withTypeProvider<import('@fastify/type-provider-typebox').TypeBoxTypeProvider>();
 
   r.post('/threads', { schema: { tags, body: ThreadCreateSchema, response: { 200: ThreadSchema, ...errorResponses } } }, (req) =>

@@ -1,11 +1,16 @@
 // Threads: create, read, patch, delete (with their runs and checkpoints), search.
 import { randomUUID } from 'node:crypto';
 import type { Thread } from '../store/records.js';
-import { signalCancel } from './runs.service.js';
-import type { RuntimeDeps } from './runtime-deps.js';
+import type { Stores } from '../store/stores.js';
+import { signalCancel, type CancelSignals } from './runs.service.js';
 import type { ThreadCreate, ThreadSearch } from './threads.schemas.js';
 
-export function createThreadsService(deps: RuntimeDeps) {
+export interface ThreadsServiceDeps {
+  stores: Pick<Stores, 'threads' | 'runs' | 'checkpointer'>;
+  cancelSignals: CancelSignals;
+}
+
+export function createThreadsService(deps: ThreadsServiceDeps) {
   const { threads, runs, checkpointer } = deps.stores;
   return {
     create: (body: ThreadCreate) =>

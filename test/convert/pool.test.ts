@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
 import { createConversionPool } from '../../src/convert/pool.js';
-import { closeSandboxes, convertInSandbox, sandboxStats } from '../../src/convert/sandbox.js';
+import { createSandbox } from '../../src/convert/sandbox.js';
 import type { ConversionPool, PoolOptions } from '../../src/convert/pool.js';
 import { sourceBootstrap } from '../../src/convert/worker-script.js';
 import { ConversionError } from '../../src/errors.js';
@@ -132,17 +132,23 @@ describe('a warm conversion pool', () => {
     );
   });
 
-  it('backs convertInSandbox with one pool per heap cap and size, until closed', async () => {
-    // A size no other test uses, so this pool is this test's alone.
-    const limits = { maxWorkers: 3 };
-    await convertInSandbox(readOwn('sample.xlsx'), 'b.xlsx', limits);
-    await convertInSandbox(readOwn('sample.docx'), 'a.docx', { ...limits, timeoutMs: 30_000 });
-    expect(sandboxStats(limits)).toEqual({ workersStarted: 1, workersAlive: 1, queued: 0, jobsDone: 2 });
-    await closeSandboxes();
-    // The closed pools are gone; the next conversion gets a fresh one.
-    expect(sandboxStats(limits)).toEqual({ workersStarted: 0, workersAlive: 0, queued: 0, jobsDone: 0 });
-    expect(await convertInSandbox(readOwn('sample.xlsx'), 'b.xlsx', limits)).toContain('c41d2a9e-warren-xlsx');
-    await closeSandboxes();
+  it('gives each createSandbox its own pool, which its creator closes', async () => {
+    const sandbox = createSandbox({ maxWorkers: 3 });
+    const other = createSandbox({ maxWorkers: 3 });
+    try {
+      await sandbox.convert(readOwn('sample.xlsx'), 'b.xlsx');
+      await sandbox.convert(readOwn('sample.docx'), 'a.docx', { timeoutMs: 30_000 });
+      expect(sandbox.stats()).toEqual({ workersStarted: 1, workersAlive: 1, queued: 0, jobsDone: 2 });
+      // No pool is shared behind the callers' backs.
+      expect(other.stats()).toEqual({ workersStarted: 0, workersAlive: 0, queued: 0, jobsDone: 0 });
+      await sandbox.close();
+      expect(sandbox.stats()).toMatchObject({ workersAlive: 0 });
+      expect((await rejection(sandbox.convert(readOwn('sample.xlsx'), 'late.xlsx'))).message).toBe(
+        'late.xlsx was not converted: the converter was shut down.',
+      );
+    } finally {
+      await Promise.all([sandbox.close(), other.close()]);
+    }
   });
 
   it('never keeps the process alive with an idle thread', async () => {

@@ -1,4 +1,4 @@
-// convertInSandbox: same output as in-process, and every way a conversion can go wrong (parser
+// createSandbox's convert: same output as in-process, and every way a conversion can go wrong (parser
 // error, memory cap, time limit, hung LibreOffice) ends in a ConversionError while the caller's
 // process and event loop carry on. Outcomes are asserted, never durations.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
-import { closeSandboxes, convertInSandbox } from '../../src/convert/sandbox.js';
+import type { ConversionPool } from '../../src/convert/pool.js';
+import { createSandbox } from '../../src/convert/sandbox.js';
 import { ConversionError } from '../../src/errors.js';
 import { bigWorkbook as makeBigWorkbook, eventually, readOwn, readShared, rejection } from './support.js';
 
@@ -42,29 +43,33 @@ function isAlive(pid: number): boolean {
   }
 }
 
+// This file's own sandbox, with the defaults the API uses; closed when the file ends.
+let sandbox: ConversionPool;
+
 beforeAll(() => {
+  sandbox = createSandbox();
   scratch = mkdtempSync(path.join(tmpdir(), 'warren-sandbox-test-'));
   bigWorkbook = makeBigWorkbook();
 });
 
 afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
-  await closeSandboxes();
+  await sandbox.close();
 });
 
-describe('convertInSandbox', () => {
+describe('the conversion sandbox', () => {
   it('returns what convertDocument returns, and leaves the caller buffer intact', async () => {
     const bytes = readShared('test.docx');
     const copy = Buffer.from(bytes);
-    expect(await convertInSandbox(bytes, 'test.docx')).toBe(await convertDocument(bytes, 'test.docx'));
+    expect(await sandbox.convert(bytes, 'test.docx')).toBe(await convertDocument(bytes, 'test.docx'));
     expect(bytes.equals(copy)).toBe(true);
   });
 
   it('runs several conversions side by side', async () => {
     const results = await Promise.all([
-      convertInSandbox(readOwn('sample.pdf'), 'a.pdf'),
-      convertInSandbox(readOwn('sample.xlsx'), 'b.xlsx'),
-      convertInSandbox(readOwn('sample.pptx'), 'c.pptx'),
+      sandbox.convert(readOwn('sample.pdf'), 'a.pdf'),
+      sandbox.convert(readOwn('sample.xlsx'), 'b.xlsx'),
+      sandbox.convert(readOwn('sample.pptx'), 'c.pptx'),
     ]);
     expect(results[0]).toContain('5f2c8e71-warren-docx');
     expect(results[1]).toContain('c41d2a9e-warren-xlsx');
@@ -73,28 +78,31 @@ describe('convertInSandbox', () => {
 
   it('passes a parser failure back as the same ConversionError', async () => {
     const bytes = readOwn('sample.docx').subarray(0, 3000);
-    const inSandbox = await rejection(convertInSandbox(bytes, 'cut.docx'));
+    const inSandbox = await rejection(sandbox.convert(bytes, 'cut.docx'));
     const inProcess = await rejection(convertDocument(bytes, 'cut.docx'));
     expect(inSandbox.message).toBe(inProcess.message);
   });
 
   it('applies the zip caps it is given', async () => {
-    const err = await rejection(convertInSandbox(readOwn('sample.docx'), 'small.docx', { maxZipEntries: 3 }));
+    const err = await rejection(sandbox.convert(readOwn('sample.docx'), 'small.docx', { maxZipEntries: 3 }));
     expect(err.message).toMatch(/more than the limit of 3/);
   });
 
   it('stops a conversion that exceeds the memory cap, and the caller carries on', async () => {
+    // The heap cap is fixed when a worker starts: a sandbox of its own with a small one.
+    const small = createSandbox({ maxOldGenerationSizeMb: 32 });
     let ticks = 0;
     const timer = setInterval(() => ticks++, 5);
     try {
-      const err = await rejection(convertInSandbox(bigWorkbook, 'big.xlsx', { maxOldGenerationSizeMb: 32 }));
+      const err = await rejection(small.convert(bigWorkbook, 'big.xlsx'));
       expect(err.message).toBe('big.xlsx was not converted: it needed more than 32 MB of memory, so the conversion was stopped.');
     } finally {
       clearInterval(timer);
+      await small.close();
     }
     // The event loop kept turning while the worker churned.
     expect(ticks).toBeGreaterThan(0);
-    expect(await convertInSandbox(bigWorkbook, 'big.xlsx')).toContain('| cell 39999-5 text |');
+    expect(await sandbox.convert(bigWorkbook, 'big.xlsx')).toContain('| cell 39999-5 text |');
   });
 
   it('stops a conversion that runs out of time, killing the LibreOffice it started', async () => {
@@ -103,7 +111,7 @@ describe('convertInSandbox', () => {
     const timer = setInterval(() => ticks++, 5);
     try {
       const err = await rejection(
-        convertInSandbox(readOwn('sample.doc'), 'slow.doc', {
+        sandbox.convert(readOwn('sample.doc'), 'slow.doc', {
           soffice: soffice.command,
           sofficeTimeoutMs: 600_000,
           // Long enough for the worker to start LibreOffice even on a loaded 2-core machine.
