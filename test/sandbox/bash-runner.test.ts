@@ -138,7 +138,6 @@ describe.runIf(bwrap.available)('bash under bubblewrap', () => {
     const result = await quick.run(A, 'sleep 987 & sleep 986; echo never');
     expect(result.timedOut).toBe(true);
     expect(result.stdout).toBe('');
-    expect(result.durationMs).toBeLessThan(5000);
     expect(await sleepers('987')).toBe(0);
     expect(await sleepers('986')).toBe(0);
   });
@@ -185,8 +184,8 @@ describe('bash on the host (allow_host_bash, no bwrap)', () => {
 
   it('does not wait for a background job left behind by a finished command', async () => {
     const result = await host.run(A, 'sleep 982 & echo started');
+    // Not timed out: had it waited for the 982 s sleep, the time limit would have ended it.
     expect(result).toMatchObject({ exitCode: 0, stdout: 'started\n', timedOut: false });
-    expect(result.durationMs).toBeLessThan(900);
     expect(await sleepers('982')).toBe(0);
   });
 
