@@ -9,7 +9,7 @@ import { startAgentStack, type AgentStack } from '../support/agent-stack.js';
 import type { ScriptedOpenAI } from '../support/scripted-openai.js';
 import type { Stack } from '../support/stack.js';
 
-const FIXTURES = path.resolve('../shared/fixtures/documents/markitdown');
+const FIXTURES = path.resolve('test/fixtures/documents');
 
 let agent: AgentStack;
 let stack: Stack;
@@ -67,17 +67,17 @@ describe('lead agent context', () => {
 
   it('is told about an uploaded .xlsx and reads it through its Markdown conversion', async () => {
     const { thread_id: id } = await stack.client.threads.create();
-    const uploaded = await upload(id, path.join(FIXTURES, 'test.xlsx'));
+    const uploaded = await upload(id, path.join(FIXTURES, 'sample.xlsx'));
     const mdPath = uploaded.files[0]?.markdown_virtual_path as string;
-    expect(mdPath).toBe('/mnt/user-data/uploads/test.md');
+    expect(mdPath).toBe('/mnt/user-data/uploads/sample.md');
     script.lead.push({ tool_calls: [{ name: 'read_file', args: { path: mdPath } }] }, { content: 'The sheet lists the ids.' });
     await run(id, 'what is in my spreadsheet?');
     const system = String(script.leadRequests(llm.requests)[0]?.messages[0]?.content);
-    expect(system).toContain('/mnt/user-data/uploads/test.xlsx');
+    expect(system).toContain('/mnt/user-data/uploads/sample.xlsx');
     expect(system).toContain(`its text as Markdown: ${mdPath}`);
     const tool = (await messagesOf(id)).find((m) => m.type === 'tool');
-    expect(String(tool?.content)).toContain('6ff4173b-42a5-4784-9b19-f49caff4d93d');
-    expect(String(tool?.content)).toMatch(/## 09060124-b5e7-4717-9d07-3c046eb/);
+    expect(String(tool?.content)).toContain('c41d2a9e-warren-xlsx');
+    expect(String(tool?.content)).toMatch(/## Budget 2025/);
   });
 
   it('shows an image to a vision model with view_image', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStack, type Stack } from '../support/stack.js';
 
-const DOCX = path.resolve('../shared/fixtures/documents/markitdown/test.docx');
+const DOCX = path.resolve('test/fixtures/documents/sample.docx');
 
 let stack: Stack;
 beforeAll(async () => {

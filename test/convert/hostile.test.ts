@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
 import { inspectZip } from '../../src/convert/zip.js';
 import { ConversionError } from '../../src/errors.js';
-import { buildZip, minimalDocx, minimalPdf, readOwn, readShared, rejection } from './support.js';
+import { buildZip, minimalDocx, minimalPdf, readOwn, rejection } from './support.js';
 
 const MiB = 1024 * 1024;
 
@@ -33,7 +33,7 @@ describe('corrupt and truncated files', () => {
   });
 
   it('still reads the intact part of a truncated PDF, or refuses it', async () => {
-    const bytes = readShared('test.pdf');
+    const bytes = readOwn('sample.pdf');
     const outcome = await convertDocument(bytes.subarray(0, Math.floor(bytes.length * 0.6)), 'cut.pdf').then(
       (markdown) => markdown,
       (err: unknown) => err,

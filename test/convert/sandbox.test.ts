@@ -9,7 +9,7 @@ import { convertDocument } from '../../src/convert/convert.js';
 import type { ConversionPool } from '../../src/convert/pool.js';
 import { createSandbox } from '../../src/convert/sandbox.js';
 import { ConversionError } from '../../src/errors.js';
-import { bigWorkbook as makeBigWorkbook, eventually, readOwn, readShared, rejection } from './support.js';
+import { bigWorkbook as makeBigWorkbook, eventually, readOwn, rejection } from './support.js';
 
 let scratch: string;
 let bigWorkbook: Buffer;
@@ -59,9 +59,9 @@ afterAll(async () => {
 
 describe('the conversion sandbox', () => {
   it('returns what convertDocument returns, and leaves the caller buffer intact', async () => {
-    const bytes = readShared('test.docx');
+    const bytes = readOwn('sample.docx');
     const copy = Buffer.from(bytes);
-    expect(await sandbox.convert(bytes, 'test.docx')).toBe(await convertDocument(bytes, 'test.docx'));
+    expect(await sandbox.convert(bytes, 'sample.docx')).toBe(await convertDocument(bytes, 'sample.docx'));
     expect(bytes.equals(copy)).toBe(true);
   });
 

@@ -5,7 +5,7 @@ import { existsSync, promises as fsPromises, readdirSync } from 'node:fs';
 import mammoth from 'mammoth';
 import { describe, expect, it, vi } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
-import { SHARED_FIXTURES, readShared } from './support.js';
+import { SHARED_FIXTURES, WITH_SHARED_FIXTURES, readShared } from './support.js';
 
 const DOCX_STRINGS = [
   '314b0a30-5b04-470b-b9f7-eed2c2bec74a',
@@ -84,7 +84,7 @@ function position(markdown: string, text: string): number {
   return at;
 }
 
-describe('shared real-world fixtures', () => {
+describe.runIf(WITH_SHARED_FIXTURES)('shared real-world fixtures', () => {
   it('are present, and every one of them has expectations here', () => {
     expect(existsSync(SHARED_FIXTURES), `fixtures not found at ${SHARED_FIXTURES}`).toBe(true);
     const files = readdirSync(SHARED_FIXTURES).filter((f) => !f.startsWith('.'));

@@ -14,6 +14,12 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 /** The shared real-world fixtures (markitdown's test files), outside the project. */
 export const SHARED_FIXTURES = path.resolve(root, '../shared/fixtures/documents/markitdown');
 
+/**
+ * The shared fixtures are extra coverage: their suites run when ../shared is beside the project,
+ * and always in CI, which has it (.ci/run checks), so there a missing copy fails loudly.
+ */
+export const WITH_SHARED_FIXTURES = existsSync(SHARED_FIXTURES) || process.env.CI === 'true';
+
 /** The project's own small fixtures. */
 export const OWN_FIXTURES = path.resolve(root, 'test/fixtures/documents');
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findSoffice } from '../../src/convert/soffice.js';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
+import { SHARED_FIXTURES, WITH_SHARED_FIXTURES } from '../convert/support.js';
 import { multipart, startGatewayApp, type GatewayApp } from './gateway-app.js';
 import { buildZip } from './zip-writer.js';
 
@@ -212,7 +213,7 @@ describe('conversion failures', () => {
 
   it('conversions run off the event loop: the API answers quickly while PDFs convert', async () => {
     const url = await gw.listen();
-    const big = readFileSync(path.join(SHARED, 'test.pdf'));
+    const big = readFileSync(path.join(PROJECT_ROOT, 'test/fixtures/documents/sample.pdf'));
     const body = await multipart(['a', 'b', 'c', 'd'].map((n) => ({ field: 'files', name: `${n}.pdf`, data: big })));
     const uploading = fetch(`${url}/api/threads/${randomUUID()}/uploads`, { method: 'POST', headers: body.headers, body: body.payload });
     const latencies: number[] = [];
@@ -227,9 +228,9 @@ describe('conversion failures', () => {
   });
 });
 
-const SHARED = path.resolve(PROJECT_ROOT, '../shared/fixtures/documents/markitdown');
+const SHARED = SHARED_FIXTURES;
 
-describe('shared real-world documents (../shared/fixtures/documents/markitdown)', () => {
+describe.runIf(WITH_SHARED_FIXTURES)('shared real-world documents (../shared/fixtures/documents/markitdown)', () => {
   const expectations: Record<string, (string | RegExp)[]> = {
     'test.docx': ['314b0a30-5b04-470b-b9f7-eed2c2bec74a', '49e168b7-d2ae-407f-a055-2167576f39a1', '## d666f1f7-46cb-42bd-9a39-9a39cf2a509f', '# Abstract', '# Introduction', 'AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation'],
     'test_with_comment.docx': ['314b0a30-5b04-470b-b9f7-eed2c2bec74a', '49e168b7-d2ae-407f-a055-2167576f39a1', '## d666f1f7-46cb-42bd-9a39-9a39cf2a509f', '# Abstract', '# Introduction', 'AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation'],
