@@ -59,10 +59,9 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       await job.moveToWait(token);
       throw new WaitingError();
     }
-    const entry = { stop: new AbortController(), done: Promise.resolve<unknown>(undefined) };
-    const execution = executeRun(data, entry.stop.signal, executor);
-    entry.done = execution;
-    running.set(jobId, entry);
+    const switchOff = new AbortController();
+    const execution = executeRun(data, switchOff.signal, executor);
+    running.set(jobId, { stop: switchOff, done: execution });
     let outcome: Awaited<typeof execution>;
     try {
       outcome = await execution;

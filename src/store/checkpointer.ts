@@ -132,9 +132,10 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
     private readonly redis: Redis,
     serde?: SerializerProtocol,
     private readonly writeFence?: WriteFence,
+    // A run's view reuses its parent's callers: loading reads the scripts folder.
+    private readonly scripts: Record<string, ScriptCaller> = loadScripts(redis),
   ) {
     super(serde);
-    const scripts = loadScripts(redis);
     this.putCheckpointScript = requireScript(scripts, 'putCheckpoint');
     this.putWritesScript = requireScript(scripts, 'putWrites');
     this.dropCheckpointsScript = requireScript(scripts, 'dropCheckpoints');
@@ -146,7 +147,7 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
    * `forkFrom` (LINEAGE), so a stale history can never become the head.
    */
   forRun(fence: RunFence, forkFrom: string | null): RedisCheckpointSaver {
-    return new RedisCheckpointSaver(this.redis, this.serde, { fence, forkFrom });
+    return new RedisCheckpointSaver(this.redis, this.serde, { fence, forkFrom }, this.scripts);
   }
 
   // Versions are `<counter>.<random>` strings, as LangGraph's Python savers mint them: channel
