@@ -125,6 +125,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     cleanup: createThreadCleanupService(gatewayDeps.files),
     artifacts: createArtifactsService(gatewayDeps.files),
   };
+  const state = createStateService({ stores, graphs });
   const app = await buildApp({
     config,
     metrics: () => metrics.registry.render(collectorErrors.error),
@@ -137,8 +138,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     redisReady: () => redis.command.status === 'ready',
     gateway: (scope) => gatewayRoutes(scope, gatewayServices),
     runtime: {
-      threads: createThreadsService({ stores, cancelSignals }),
-      state: createStateService({ stores, graphs }),
+      threads: createThreadsService({ stores, cancelSignals, state }),
+      state,
       runs: createRunsService({ stores, graphs, dispatcher, cancelSignals }),
       follow: createRunFollow({ hub, metrics }),
       graphs,

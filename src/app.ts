@@ -1,5 +1,6 @@
 // buildApp(deps): the HTTP plumbing, then the runtime and gateway route groups. It never
 // listens; src/main.ts (and the tests) decide that.
+import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
@@ -71,6 +72,29 @@ function serverTimeouts(deps: AppDeps) {
   };
 }
 
+const BODY_AJV = { removeAdditional: false, useDefaults: true, coerceTypes: false, allErrors: false } as const;
+// `?stream_mode=values` means `["values"]`, `?limit=5` the number 5.
+const URL_AJV = { ...BODY_AJV, coerceTypes: 'array' } as const;
+
+type RouteSchemaDef = { schema: unknown; method: string; url: string; httpPart?: string };
+type BuildPart = (route: RouteSchemaDef) => unknown;
+
+/**
+ * Fastify's validator builder, twice: a body keeps its values (`input: null` stays null, an
+ * unknown key is a 422 naming it), while the URL's strings are coerced to the schema's types.
+ */
+function splitValidators(): BuildCompilerFromPool {
+  const pool = AjvCompiler();
+  const build = (...[externalSchemas, options]: Parameters<BuildCompilerFromPool>) => {
+    const plugins = options?.plugins ? { plugins: options.plugins } : {};
+    // Fastify calls the compiler with the route's definition (its types say a bare schema).
+    const body = pool(externalSchemas, { ...plugins, customOptions: { ...BODY_AJV } }) as unknown as BuildPart;
+    const url = pool(externalSchemas, { ...plugins, customOptions: { ...URL_AJV } }) as unknown as BuildPart;
+    return (route: RouteSchemaDef) => (route.httpPart === 'body' ? body(route) : url(route));
+  };
+  return build as unknown as BuildCompilerFromPool;
+}
+
 /** Fastify's answer to a URL it cannot decode, in our `{detail}` shape. */
 function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   void reply.code(400).send({ detail: 'The URL is not validly percent-encoded.' });
@@ -95,16 +119,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A URL with malformed percent-encoding (`%c0%ae`) never reaches a route: answer it as {detail} too.
     frameworkErrors: badUrl,
     forceCloseConnections: 'idle',
-    ajv: {
-      customOptions: {
-        // Unknown body keys are dropped, not refused: LangGraph clients send extras.
-        removeAdditional: true,
-        useDefaults: true,
-        // `stream_mode: "values"` means `["values"]`.
-        coerceTypes: 'array',
-        allErrors: false,
-      },
-    },
+    // Bodies are validated as sent (no coercion, no key dropped); querystrings and params are
+    // strings on the wire, so they alone are coerced.
+    schemaController: { compilersFactory: { buildValidator: splitValidators() } },
   });
 
   registerErrorHandling(app);

@@ -2,7 +2,7 @@
 // run's own stop switch; on shutdown every job is handed back to the queue
 // (no attempt is spent) so another worker resumes it from its last checkpoint. A job whose lock
 // could not be renewed is stopped at once: another worker may already hold it.
-import { WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { DelayedError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
@@ -10,7 +10,7 @@ import { checkMessage } from '../src/queue/message.js';
 import { RunJobSchema, type RunJob } from '../src/queue/run-queue.js';
 import { keys } from '../src/store/keys.js';
 import { connectionErrorLog } from '../src/store/redis.js';
-import { executeRun, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
+import { executeRun, runDueAt, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
 
 export interface RunWorkerOptions {
   queueName: string;
@@ -58,6 +58,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       await earlier.done.catch(() => undefined);
       await job.moveToWait(token);
       throw new WaitingError();
+    }
+    const dueAt = await runDueAt(data, executor);
+    if (dueAt !== null) {
+      // Not due yet (`after_seconds`): back to BullMQ's delayed set, holding no worker slot.
+      await job.moveToDelayed(dueAt, token);
+      throw new DelayedError();
     }
     const switchOff = new AbortController();
     const execution = executeRun(data, switchOff.signal, executor);

@@ -50,6 +50,10 @@ export const CommandSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** A run may wait up to a week before it starts. */
+export const AfterSecondsSchema = Type.Number({ minimum: 0, maximum: 7 * 24 * 3600 });
+export const WebhookSchema = Type.String({ format: 'uri', maxLength: 2048 });
+
 export const OnCompletionSchema = Type.Union([Type.Literal('delete'), Type.Literal('keep')]);
 export const OnDisconnectSchema = Type.Union([Type.Literal('cancel'), Type.Literal('continue')]);
 
@@ -70,8 +74,17 @@ export const RunKwargsSchema = Type.Object({
   checkpoint: Type.Optional(Type.Union([CheckpointRefSchema, Type.Null()])),
   on_disconnect: Type.Optional(OnDisconnectSchema),
   on_completion: Type.Optional(OnCompletionSchema),
+  /** The run starts no earlier than `created_at` plus this. */
+  after_seconds: Type.Optional(AfterSecondsSchema),
+  /** Called when the run settles (delivered by the webhook sender, not the executor). */
+  webhook: Type.Optional(WebhookSchema),
 });
 export type RunKwargs = Static<typeof RunKwargsSchema>;
 
 /** A stored run's kwargs, checked; a record that does not match throws a RunError naming the field. */
+/** When a run may start (ms since the epoch), from its creation time and `after_seconds`. */
+export function runStartsAt(createdAt: string, kwargs: Pick<RunKwargs, 'after_seconds'>): number {
+  return Date.parse(createdAt) + Math.round((kwargs.after_seconds ?? 0) * 1000);
+}
+
 export const readRunKwargs = (kwargs: unknown): RunKwargs => checkMessage(RunKwargsSchema, kwargs, 'InvalidRunKwargs', 'run kwargs');

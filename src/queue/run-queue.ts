@@ -16,8 +16,13 @@ export type RunJob = Static<typeof RunJobSchema>;
 export const RUN_JOB_NAME = 'run';
 
 export interface RunDispatcher {
-  /** Puts the run on the queue. Idempotent: the job id is the run id. */
-  dispatch(threadId: string, runId: string): Promise<void>;
+  /**
+   * Puts the run on the queue, to be taken no earlier than `startsAt` (ms since the epoch; a
+   * BullMQ delayed job) when given. Idempotent: the job id is the run id.
+   */
+  dispatch(threadId: string, runId: string, startsAt?: number): Promise<void>;
+  /** Makes a delayed run's job due now (a cancelled run must not wait out its delay). */
+  promote(runId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -27,18 +32,31 @@ export function createRunQueue(connection: ConnectionOptions, queueName: string,
   queue.on('error', connectionErrorLog(log, { queue: queueName }).error);
   const dispatcher: RunDispatcher & { queue: typeof queue } = {
     queue,
-    async dispatch(threadId, runId) {
+    async dispatch(threadId, runId, startsAt) {
+      const delay = startsAt === undefined ? 0 : Math.max(0, startsAt - Date.now());
       await queue.add(
         RUN_JOB_NAME,
         { thread_id: threadId, run_id: runId },
         {
           jobId: runId,
+          ...(delay > 0 ? { delay } : {}),
           // Retries after crashes come from the stalled-job check; a thrown error is final.
           attempts: 1,
           removeOnComplete: { age: 3600, count: 10_000 },
           removeOnFail: { age: 24 * 3600, count: 10_000 },
         },
       );
+    },
+    async promote(runId) {
+      const job = await queue.getJob(runId);
+      if (!job || !(await job.isDelayed())) return;
+      try {
+        await job.promote();
+      } catch (err) {
+        // A job that stopped being delayed in between (its delay ran out) needs nothing: the
+        // worker reads the cancel flag when it claims the run.
+        if (await job.isDelayed()) throw err;
+      }
     },
     close: () => queue.close(),
   };

@@ -1,14 +1,18 @@
 // /api/langgraph runs: create (SSE, background or wait), list, get, cancel, join, join stream,
-// delete; and the stateless /runs/stream and /runs/wait.
+// delete; the stateless /runs/stream, /runs/wait and /runs/batch; and bulk /runs/cancel.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponses, noContentResponses, RunParamsSchema, ThreadParamsSchema } from './common.schemas.js';
 import type { RunFollow } from './run-follow.js';
 import { relayResult, relaySse, type RelayDeps } from './run-relay.js';
 import {
+  CancelManyQuerySchema,
   CancelQuerySchema,
   isTrue,
   JoinQuerySchema,
+  RunBatchResultSchema,
+  RunBatchSchema,
+  RunCancelManySchema,
   RunCreateSchema,
   RunListQuerySchema,
   RunListSchema,
@@ -116,6 +120,20 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     void reply.headers(locationHeaders(created));
     return publicRun(created.run);
   });
+
+  r.post('/runs/batch', { schema: { tags, body: RunBatchSchema, response: { 200: RunBatchResultSchema, ...errorResponses } } }, async (req) =>
+    (await runs.createBatch(req.body)).map(publicRun),
+  );
+
+  // Bulk cancel, LangGraph's shape: `{thread_id, run_ids}` or `{status}`, `?action=` as for one run.
+  r.post(
+    '/runs/cancel',
+    { schema: { tags, body: RunCancelManySchema, querystring: CancelManyQuerySchema, response: { ...noContentResponses, ...errorResponses } } },
+    async (req, reply) => {
+      await runs.cancelMany(req.body, req.query.action);
+      return reply.code(204).send(null);
+    },
+  );
 
   r.get(
     '/threads/:thread_id/runs',

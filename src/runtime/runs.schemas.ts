@@ -1,8 +1,10 @@
-// Run input and output, as the LangGraph API spells them. Unknown keys are dropped (clients
-// send fields such as `durability` that we do not use); a bad value is a 422. The parts a run's
+// Run input and output, as the LangGraph API spells them. Every field of LangGraph's run-create
+// body is declared; the few Warren does not do are refused by the service with a 422 naming
+// them, and an unknown key is a 422 too (the validator drops nothing). The parts a run's
 // kwargs are made of are declared once, with the queue contract (src/queue/run-kwargs.ts).
 import { Type, type Static } from 'typebox';
 import {
+  AfterSecondsSchema,
   CheckpointRefSchema,
   CommandSchema,
   NodeListSchema,
@@ -11,6 +13,7 @@ import {
   RunConfigSchema,
   RunInputSchema,
   StreamModeSchema,
+  WebhookSchema,
 } from '../queue/run-kwargs.js';
 import { MultitaskStrategySchema, RunSchema, RunStatusSchema } from '../store/records.js';
 import { IdSchema, JsonObjectSchema, OffsetSchema } from './common.schemas.js';
@@ -34,10 +37,52 @@ export const RunCreateSchema = Type.Object(
     checkpoint_id: Type.Optional(Type.String({ maxLength: 128 })),
     interrupt_before: Type.Optional(NodeListSchema),
     interrupt_after: Type.Optional(NodeListSchema),
+    after_seconds: Type.Optional(Type.Union([AfterSecondsSchema, Type.Null()])),
+    webhook: Type.Optional(Type.Union([WebhookSchema, Type.Null()])),
+    durability: Type.Optional(Type.Union([Type.Literal('sync'), Type.Literal('async'), Type.Literal('exit'), Type.Null()])),
+    checkpoint_during: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    feedback_keys: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 }), Type.Null()])),
+    langsmith_tracer: Type.Optional(
+      Type.Union([
+        Type.Object(
+          { project_name: Type.Optional(Type.String({ maxLength: 1024 })), example_id: Type.Optional(Type.String({ maxLength: 128 })) },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ]),
+    ),
+    strict_resume: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
   },
   { additionalProperties: false },
 );
 export type RunCreate = Static<typeof RunCreateSchema>;
+
+/**
+ * `POST /runs/batch`: stateless background runs, created in order. The SDK's `createBatch`
+ * sends its payload as given, so an item may name its assistant `assistantId` too.
+ */
+export const RunBatchItemSchema = Type.Object(
+  { ...RunCreateSchema.properties, assistantId: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })) },
+  { additionalProperties: false },
+);
+export type RunBatchItem = Static<typeof RunBatchItemSchema>;
+export const RunBatchSchema = Type.Array(RunBatchItemSchema, { minItems: 1, maxItems: 100 });
+export const RunBatchResultSchema = Type.Array(RunSchema);
+
+/** `POST /runs/cancel`: the runs of one thread by id, or every run with a status. */
+export const RunCancelManySchema = Type.Object(
+  {
+    thread_id: Type.Optional(IdSchema),
+    run_ids: Type.Optional(Type.Array(IdSchema, { minItems: 1, maxItems: 1000 })),
+    status: Type.Optional(Type.Union([Type.Literal('pending'), Type.Literal('running'), Type.Literal('all')])),
+  },
+  { additionalProperties: false },
+);
+export type RunCancelMany = Static<typeof RunCancelManySchema>;
+
+export const CancelManyQuerySchema = Type.Object({
+  action: Type.Union([Type.Literal('interrupt'), Type.Literal('rollback')], { default: 'interrupt' }),
+});
 
 export const RunListQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: 1000, default: 10 }),

@@ -1,15 +1,15 @@
 // Runs: creation with the multitask strategy, get, list, cancel, delete. Following a run's
 // event stream is run-follow.ts. The route files only translate HTTP; what a run means lives here.
 import { randomUUID } from 'node:crypto';
-import { NotFoundError } from '../errors.js';
+import { BadRequestError, NotFoundError, ValidationError } from '../errors.js';
 import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import type { CancelMessage } from '../queue/control.js';
-import type { RunKwargs, StreamMode } from '../queue/run-kwargs.js';
+import { runStartsAt, type RunKwargs, type StreamMode } from '../queue/run-kwargs.js';
 import type { RunDispatcher } from '../queue/run-queue.js';
 import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
 import { publicRun, type CancelRunResult } from '../store/runs.js';
 import type { Stores } from '../store/stores.js';
-import type { RunCreate, RunListQuery } from './runs.schemas.js';
+import type { RunBatchItem, RunCancelMany, RunCreate, RunListQuery } from './runs.schemas.js';
 
 export interface CreatedRun {
   run: StoredRun;
@@ -31,7 +31,23 @@ export interface CancelDeps {
 export interface RunsServiceDeps extends CancelDeps {
   stores: Pick<Stores, 'threads' | 'runs'>;
   graphs: Pick<GraphRegistry, 'has' | 'ids'>;
-  dispatcher: Pick<RunDispatcher, 'dispatch'>;
+  dispatcher: Pick<RunDispatcher, 'dispatch' | 'promote'>;
+}
+
+/**
+ * LangGraph run-create fields Warren does not do, refused by name rather than dropped. A value
+ * that asks for what Warren does anyway (`durability: "sync"`, an empty `feedback_keys`) passes.
+ */
+export function refuseUnsupported(body: RunCreate): void {
+  const refuse = (field: string, why: string) => {
+    throw new ValidationError(`${field}: ${why}`);
+  };
+  if (body.durability === 'exit' || body.checkpoint_during === false) {
+    refuse(body.durability === 'exit' ? 'durability' : 'checkpoint_during', 'Warren stores a checkpoint after every step (runs resume from it after a worker fails); checkpointing only at exit is not supported');
+  }
+  if (body.feedback_keys && body.feedback_keys.length > 0) refuse('feedback_keys', 'LangSmith feedback URLs are not supported by Warren');
+  if (body.langsmith_tracer) refuse('langsmith_tracer', 'LangSmith tracing per run is not supported by Warren');
+  if (body.strict_resume === true) refuse('strict_resume', 'strict resume is not supported by Warren');
 }
 
 /**
@@ -55,16 +71,49 @@ export function createRunsService(deps: RunsServiceDeps) {
     return id;
   };
 
-  async function cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<void> {
-    if ((await signalCancel(deps, threadId, runId, action)) === 'missing') {
-      throw new NotFoundError(`Run ${runId} not found on thread ${threadId}`);
-    }
+  async function stop(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<CancelRunResult> {
+    const result = await signalCancel(deps, threadId, runId, action);
+    // A run still waiting out `after_seconds` has no worker to tell: make its job due, and the
+    // worker that takes it settles it as cancelled.
+    if (result === 'signalled') await deps.dispatcher.promote(runId);
+    return result;
   }
 
-  return {
+  async function cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<void> {
+    if ((await stop(threadId, runId, action)) === 'missing') throw new NotFoundError(`Run ${runId} not found on thread ${threadId}`);
+  }
+
+  /** The runs a bulk cancel names: by ids (on one thread, or found by id), or by status. */
+  async function cancelTargets(body: RunCancelMany): Promise<Array<{ threadId: string; runId: string }>> {
+    if (body.run_ids) {
+      if (body.status) throw new BadRequestError('Give either run_ids or status, not both');
+      return Promise.all(
+        body.run_ids.map(async (runId) => {
+          const threadId = body.thread_id ?? (await runs.threadOf(runId));
+          if (!threadId || !(await runs.get(threadId, runId))) throw new NotFoundError(`Run ${runId} not found`);
+          return { threadId, runId };
+        }),
+      );
+    }
+    if (!body.status) throw new BadRequestError('Give run_ids (with or without thread_id) or status');
+    if (body.thread_id) await threads.require(body.thread_id);
+    const inflight = body.thread_id ? await runs.inflight(body.thread_id) : await runs.inflightEverywhere();
+    return inflight
+      .filter((run) => body.status === 'all' || run.status === body.status)
+      .map((run) => ({ threadId: run.thread_id, runId: run.run_id }));
+  }
+
+  const service = {
     cancel,
 
+    /** `POST /runs/cancel`: every named run is cancelled, or none is when one is not found (404). */
+    async cancelMany(body: RunCancelMany, action: 'interrupt' | 'rollback'): Promise<void> {
+      const targets = await cancelTargets(body);
+      for (const { threadId, runId } of targets) await stop(threadId, runId, action);
+    },
+
     async create(threadId: string | null, body: RunCreate): Promise<CreatedRun> {
+      refuseUnsupported(body);
       const assistantId = resolveAssistant(body.assistant_id);
       const stateless = threadId === null;
       const tid = threadId ?? randomUUID();
@@ -94,6 +143,8 @@ export function createRunsService(deps: RunsServiceDeps) {
         checkpoint: body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : null),
         on_disconnect: body.on_disconnect ?? 'cancel',
         ...(stateless ? { on_completion: body.on_completion ?? 'delete' } : {}),
+        ...(body.after_seconds ? { after_seconds: body.after_seconds } : {}),
+        ...(body.webhook ? { webhook: body.webhook } : {}),
       };
       const now = nowIso();
       const run: StoredRun = {
@@ -112,7 +163,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       };
       const created = await runs.create(run, strategy);
       if (created.dispatch) {
-        await deps.dispatcher.dispatch(tid, run.run_id);
+        await deps.dispatcher.dispatch(tid, run.run_id, kwargs.after_seconds ? runStartsAt(run.created_at, kwargs) : undefined);
       } else if (strategy === 'interrupt' || strategy === 'rollback') {
         // The new run waits at the head of the queue; cancelling the active run hands it over.
         await cancel(tid, created.waitingBehind, strategy);
@@ -155,7 +206,21 @@ export function createRunsService(deps: RunsServiceDeps) {
       await cancel(threadId, runId, 'interrupt');
       return true;
     },
+
+    /** `POST /runs/batch`: stateless background runs, created in the order given. */
+    async createBatch(items: readonly RunBatchItem[]): Promise<StoredRun[]> {
+      const bodies: RunCreate[] = items.map(({ assistantId, ...body }) => ({ ...body, assistant_id: body.assistant_id ?? assistantId }));
+      // Every body is checked before any run is made: one bad entry creates none.
+      for (const body of bodies) {
+        refuseUnsupported(body);
+        resolveAssistant(body.assistant_id);
+      }
+      const created: StoredRun[] = [];
+      for (const body of bodies) created.push((await service.create(null, body)).run);
+      return created;
+    },
   };
+  return service;
 }
 
 export type RunsService = ReturnType<typeof createRunsService>;

@@ -1,13 +1,13 @@
 // Thread state, read and written through the graph and Warren's checkpointer. The API never
 // executes a node here: getState, updateState and getStateHistory only touch checkpoints.
 import type { RunnableConfig } from '@langchain/core/runnables';
-import { InvalidUpdateError, type StateSnapshot } from '@langchain/langgraph';
+import { Command, InvalidUpdateError, type StateSnapshot } from '@langchain/langgraph';
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import { toWire } from '../../graphs/serialize.js';
 import type { Thread } from '../store/records.js';
 import type { Stores } from '../store/stores.js';
-import type { HistoryBody, StateUpdate, ThreadState } from './threads.schemas.js';
+import type { HistoryBody, StateUpdate, Superstep, ThreadState } from './threads.schemas.js';
 
 type CheckpointRef = { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown> | null };
 
@@ -85,6 +85,16 @@ async function translateGraphErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
+type CommandBody = { resume?: unknown; update?: unknown; goto?: unknown };
+
+function commandOf(command: CommandBody): Command {
+  return new Command({
+    ...(command.resume !== undefined ? { resume: command.resume } : {}),
+    ...(command.update !== undefined && command.update !== null ? { update: command.update as Record<string, unknown> } : {}),
+    ...(command.goto !== undefined && command.goto !== null ? { goto: command.goto as string } : {}),
+  });
+}
+
 const graphIdOf = (thread: Thread): string | null =>
   typeof thread.metadata.graph_id === 'string' ? thread.metadata.graph_id : null;
 
@@ -139,6 +149,28 @@ export function createStateService(deps: StateServiceDeps) {
       await threads.setValues(threadId, toWire(snapshot.values ?? {}));
       if (!graphIdOf(thread)) await threads.patchMetadata(threadId, { graph_id: DEFAULT_GRAPH_ID });
       return { checkpoint: toWire(next.configurable ?? {}) };
+    },
+
+    /**
+     * Applies supersteps as real checkpoints, one per superstep, each update as if written by
+     * its `as_node` (LangGraph's bulk update: how a thread is created with a history).
+     */
+    async bulkUpdate(threadId: string, supersteps: readonly Superstep[]): Promise<void> {
+      const thread = await threads.require(threadId);
+      const graph = await graphFor(threadId, thread, true);
+      if (!graph) throw new BadRequestError(`Thread ${threadId} has no graph`);
+      const steps = supersteps.map((step, i) => ({
+        updates: step.updates.map((update, j) => {
+          if (!Object.hasOwn(graph.nodes, update.as_node)) {
+            throw new ValidationError(`supersteps[${i}].updates[${j}].as_node: node "${update.as_node}" does not exist`);
+          }
+          return { values: update.command ? commandOf(update.command) : (update.values ?? null), asNode: update.as_node };
+        }),
+      }));
+      await translateGraphErrors(() => graph.bulkUpdateState(stateConfig(threadId), steps));
+      const snapshot = await graph.getState(stateConfig(threadId));
+      await threads.setValues(threadId, toWire(snapshot.values ?? {}));
+      if (!graphIdOf(thread)) await threads.patchMetadata(threadId, { graph_id: DEFAULT_GRAPH_ID });
     },
 
     async history(threadId: string, body: HistoryBody): Promise<ThreadState[]> {

@@ -11,6 +11,7 @@ import {
   StateQuerySchema,
   StateUpdateResultSchema,
   StateUpdateSchema,
+  ThreadCountSchema,
   ThreadCreateSchema,
   ThreadPatchSchema,
   ThreadSchema,
@@ -52,7 +53,15 @@ export async function threadRoutes(app: FastifyInstance, deps: ThreadRoutesDeps)
   r.patch(
     '/threads/:thread_id',
     { schema: { tags, params: ThreadParamsSchema, body: ThreadPatchSchema, response: { 200: ThreadSchema, ...errorResponses } } },
-    (req) => threads.patch(req.params.thread_id, req.body?.metadata),
+    (req) => threads.patch(req.params.thread_id, req.body ?? {}),
+  );
+
+  r.post('/threads/count', { schema: { tags, body: ThreadCountSchema, response: { 200: Type.Integer(), ...errorResponses } } }, (req) =>
+    threads.count(req.body ?? {}),
+  );
+
+  r.post('/threads/:thread_id/copy', { schema: { tags, params: ThreadParamsSchema, response: { 200: ThreadSchema, ...errorResponses } } }, (req) =>
+    threads.copy(req.params.thread_id),
   );
 
   r.delete('/threads/:thread_id', { schema: { tags, params: ThreadParamsSchema, response: { ...noContentResponses, ...errorResponses } } }, async (req, reply) => {

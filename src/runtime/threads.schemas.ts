@@ -2,20 +2,40 @@
 import { Type, type Static } from 'typebox';
 import { ThreadSchema, ThreadStatusSchema } from '../store/records.js';
 import { ID_PATTERN, JsonObjectSchema, OffsetSchema } from './common.schemas.js';
-import { CheckpointRefSchema } from '../queue/run-kwargs.js';
+import { CheckpointRefSchema, CommandSchema } from '../queue/run-kwargs.js';
+
+/** One state update of a superstep, as `POST /threads/{id}/state` takes it. */
+export const SuperstepUpdateSchema = Type.Object(
+  {
+    values: Type.Optional(Type.Unknown()),
+    command: Type.Optional(Type.Union([CommandSchema, Type.Null()])),
+    as_node: Type.String({ minLength: 1, maxLength: 256 }),
+  },
+  { additionalProperties: false },
+);
+export const SuperstepSchema = Type.Object(
+  { updates: Type.Array(SuperstepUpdateSchema, { minItems: 1, maxItems: 256 }) },
+  { additionalProperties: false },
+);
+export type Superstep = Static<typeof SuperstepSchema>;
+
+/** LangGraph's thread time-to-live; declared so that it is refused by name, not as an unknown key. */
+const TtlSchema = Type.Unknown();
 
 export const ThreadCreateSchema = Type.Object(
   {
     thread_id: Type.Optional(Type.String({ pattern: ID_PATTERN })),
     metadata: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
     if_exists: Type.Optional(Type.Union([Type.Literal('raise'), Type.Literal('do_nothing')])),
+    supersteps: Type.Optional(Type.Union([Type.Array(SuperstepSchema, { maxItems: 1000 }), Type.Null()])),
+    ttl: Type.Optional(TtlSchema),
   },
   { additionalProperties: false },
 );
 export type ThreadCreate = Static<typeof ThreadCreateSchema>;
 
 export const ThreadPatchSchema = Type.Object(
-  { metadata: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])) },
+  { metadata: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])), ttl: Type.Optional(TtlSchema) },
   { additionalProperties: false },
 );
 export type ThreadPatch = Static<typeof ThreadPatchSchema>;
@@ -44,6 +64,16 @@ export const ThreadSearchSchema = Type.Object(
   { additionalProperties: false },
 );
 export type ThreadSearch = Static<typeof ThreadSearchSchema>;
+
+export const ThreadCountSchema = Type.Object(
+  {
+    metadata: Type.Optional(JsonObjectSchema),
+    values: Type.Optional(JsonObjectSchema),
+    status: Type.Optional(ThreadStatusSchema),
+  },
+  { additionalProperties: false },
+);
+export type ThreadCount = Static<typeof ThreadCountSchema>;
 
 export const CheckpointSchema = Type.Object({
   thread_id: Type.String(),

@@ -1,38 +1,80 @@
 // Threads: create, read, patch, delete (with their runs and checkpoints), search.
 import { randomUUID } from 'node:crypto';
+import { ValidationError } from '../errors.js';
 import type { Thread } from '../store/records.js';
 import type { Stores } from '../store/stores.js';
 import { signalCancel, type CancelSignals } from './runs.service.js';
-import type { ThreadCreate, ThreadSearch } from './threads.schemas.js';
+import type { StateService } from './state.service.js';
+import type { ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from './threads.schemas.js';
 
 export interface ThreadsServiceDeps {
   stores: Pick<Stores, 'threads' | 'runs' | 'checkpointer'>;
   cancelSignals: CancelSignals;
+  state: Pick<StateService, 'bulkUpdate'>;
+}
+
+/** Threads live until deleted: a time-to-live would need a sweeper Warren does not run. */
+function refuseTtl(ttl: unknown): void {
+  if (ttl !== undefined && ttl !== null) {
+    throw new ValidationError('ttl: thread time-to-live is not supported by Warren; threads are kept until deleted');
+  }
 }
 
 export function createThreadsService(deps: ThreadsServiceDeps) {
   const { threads, runs, checkpointer } = deps.stores;
+
+  async function remove(threadId: string): Promise<void> {
+    await threads.require(threadId);
+    // Stop whatever still runs on the thread before its records go.
+    for (const run of await runs.inflight(threadId)) await signalCancel(deps, threadId, run.run_id, 'interrupt');
+    await threads.remove(threadId);
+    await runs.removeAll(threadId);
+    await checkpointer.deleteThread(threadId);
+  }
+
   return {
-    create: (body: ThreadCreate) =>
-      threads.create({
-        threadId: body.thread_id ?? randomUUID(),
-        metadata: body.metadata ?? {},
-        ifExists: body.if_exists ?? 'raise',
-      }),
+    async create(body: ThreadCreate): Promise<Thread> {
+      refuseTtl(body.ttl);
+      const threadId = body.thread_id ?? randomUUID();
+      const supersteps = body.supersteps ?? [];
+      const existed = supersteps.length > 0 && (await threads.get(threadId)) !== null;
+      const thread = await threads.create({ threadId, metadata: body.metadata ?? {}, ifExists: body.if_exists ?? 'raise' });
+      if (supersteps.length === 0 || existed) return thread;
+      try {
+        await deps.state.bulkUpdate(threadId, supersteps);
+      } catch (err) {
+        // A thread whose history could not be written is not left behind half made.
+        await remove(threadId);
+        throw err;
+      }
+      return threads.require(threadId);
+    },
 
     get: (threadId: string) => threads.require(threadId),
 
-    patch: (threadId: string, metadata: Record<string, unknown> | null | undefined) =>
-      threads.patchMetadata(threadId, metadata ?? {}),
-
-    async remove(threadId: string): Promise<void> {
-      await threads.require(threadId);
-      // Stop whatever still runs on the thread before its records go.
-      for (const run of await runs.inflight(threadId)) await signalCancel(deps, threadId, run.run_id, 'interrupt');
-      await threads.remove(threadId);
-      await runs.removeAll(threadId);
-      await checkpointer.deleteThread(threadId);
+    patch(threadId: string, body: ThreadPatch) {
+      refuseTtl(body.ttl);
+      return threads.patchMetadata(threadId, body.metadata ?? {});
     },
+
+    /** A new thread with the same metadata, values and checkpoint history (LangGraph's copy). */
+    async copy(threadId: string): Promise<Thread> {
+      const source = await threads.require(threadId);
+      const copyId = randomUUID();
+      await threads.create({ threadId: copyId, metadata: { ...source.metadata, thread_id: copyId }, ifExists: 'raise' });
+      await checkpointer.copyThread(threadId, copyId);
+      await threads.setValues(copyId, source.values ?? {}, source.interrupts ?? {});
+      // A copy runs nothing: it is idle unless its state waits on an interrupt.
+      if (source.status === 'interrupted' || source.status === 'error') await threads.setStatus(copyId, source.status);
+      return threads.require(copyId);
+    },
+
+    async count(body: ThreadCount): Promise<number> {
+      const { total } = await threads.search({ ...body, limit: 1, offset: 0, sort_by: 'updated_at', sort_order: 'desc' });
+      return total;
+    },
+
+    remove,
 
     async search(body: ThreadSearch): Promise<{ threads: Partial<Thread>[]; total: number }> {
       const result = await threads.search({

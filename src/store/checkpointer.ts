@@ -320,6 +320,27 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
     await this.redis.srem(keys.checkpointThreads(), threadId);
   }
 
+  /**
+   * Copies every checkpoint of a thread (all namespaces, with their pending writes) to another
+   * thread, oldest first so each parent is there before its children. Ids stay the same.
+   */
+  async copyThread(fromThreadId: string, toThreadId: string): Promise<void> {
+    const tuples: CheckpointTuple[] = [];
+    for await (const tuple of this.list({ configurable: { thread_id: fromThreadId } })) tuples.push(tuple);
+    for (const tuple of tuples.reverse()) {
+      const ns = String(tuple.config.configurable?.checkpoint_ns ?? '');
+      const parentId = tuple.parentConfig?.configurable?.checkpoint_id as string | undefined;
+      const at = { configurable: { thread_id: toThreadId, checkpoint_ns: ns, ...(parentId ? { checkpoint_id: parentId } : {}) } };
+      const stored = (tuple.metadata ?? {}) as Record<string, unknown>;
+      const metadata = { ...stored, ...(stored.thread_id === fromThreadId ? { thread_id: toThreadId } : {}) } as CheckpointMetadata;
+      await this.put(at, tuple.checkpoint, metadata, tuple.checkpoint.channel_versions);
+      const byTask = new Map<string, PendingWrite[]>();
+      for (const [taskId, channel, value] of tuple.pendingWrites ?? []) byTask.set(taskId, [...(byTask.get(taskId) ?? []), [channel, value]]);
+      const written = { configurable: { thread_id: toThreadId, checkpoint_ns: ns, checkpoint_id: tuple.checkpoint.id } };
+      for (const [taskId, writes] of byTask) await this.putWrites(written, writes, taskId);
+    }
+  }
+
   /** Id of the thread's newest root checkpoint, or null. */
   async latestId(threadId: string): Promise<string | null> {
     const [id] = await this.redis.zrevrangebylex(keys.checkpointIds(threadId, ''), '+', '-', 'LIMIT', 0, 1);

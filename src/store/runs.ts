@@ -49,6 +49,8 @@ export interface RunStore {
   list(threadId: string, query: { limit: number; offset: number; status?: RunStatus }): Promise<StoredRun[]>;
   /** Ids of the thread's runs that are pending or running, newest first. */
   inflight(threadId: string): Promise<StoredRun[]>;
+  /** Every pending or running run, on any thread (bulk cancel by status). */
+  inflightEverywhere(): Promise<StoredRun[]>;
   start(threadId: string, runId: string, maxAttempts: number): Promise<StartRunResult>;
   /** Records where the run started, once: later calls keep the first value. Returns the kept value. */
   recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null>;
@@ -171,6 +173,23 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
     async inflight(threadId) {
       const all = await readMany(threadId, await redis.zrevrange(keys.threadRuns(threadId), 0, -1));
       return all.filter((r) => r.status === 'pending' || r.status === 'running');
+    },
+
+    async inflightEverywhere() {
+      // The run-to-thread index names every run; its records are read a page at a time.
+      const out: StoredRun[] = [];
+      let cursor = '0';
+      do {
+        const [next, flat] = await redis.hscan(keys.runThreads(), cursor, 'COUNT', 500);
+        cursor = next;
+        const pipeline = redis.pipeline();
+        for (let i = 0; i + 1 < flat.length; i += 2) pipeline.hgetall(keys.run(flat[i + 1] as string, flat[i] as string));
+        for (const [, hash] of (await pipeline.exec()) ?? []) {
+          const run = runFromHash(hash as Record<string, string>);
+          if (run && (run.status === 'pending' || run.status === 'running')) out.push(run);
+        }
+      } while (cursor !== '0');
+      return out;
     },
 
     async start(threadId, runId, maxAttempts) {

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { isFenceRefusal, isLineageRefusal, RunError } from '../../src/errors.js';
 import type { GraphRegistry } from '../../graphs/registry.js';
 import { toWire, toWireJson } from '../../graphs/serialize.js';
-import { readRunKwargs, type RunKwargs } from '../../src/queue/run-kwargs.js';
+import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
 import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
 import type { RunStreams } from '../../src/store/run-stream.js';
@@ -64,6 +64,20 @@ export function errorPayload(err: unknown): { error: string; message: string } {
   }
   if (err instanceof Error) return { error: err.name || 'Error', message: err.message || String(err) };
   return { error: 'Error', message: typeof err === 'string' ? err : JSON.stringify(err) };
+}
+
+/**
+ * When a run asked for with `after_seconds` is not due yet, the time it is due (ms since the
+ * epoch); otherwise null. A run reaches a worker early when it took over its thread from an
+ * earlier run (dispatched at once); a cancelled one is settled at once, whatever its delay.
+ */
+export async function runDueAt(job: RunJob, deps: Pick<ExecutorDeps, 'runs'>): Promise<number | null> {
+  const run = await deps.runs.get(job.thread_id, job.run_id);
+  if (!run || run.status !== 'pending' || run.cancel) return null;
+  const afterSeconds = (run.kwargs as { after_seconds?: unknown }).after_seconds;
+  if (typeof afterSeconds !== 'number' || afterSeconds <= 0) return null;
+  const dueAt = runStartsAt(run.created_at, { after_seconds: afterSeconds });
+  return dueAt > Date.now() ? dueAt : null;
 }
 
 export async function executeRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps): Promise<ExecuteOutcome> {
@@ -183,9 +197,11 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
     const state = await graph.getState({ configurable: { thread_id: threadId } });
     values = toWire<Record<string, unknown>>(state.values ?? {});
     interrupts = collectInterrupts(state.tasks);
+    // A graph stopped with tasks left to run was interrupted: by `interrupt()`, or statically
+    // (`interrupt_before`/`interrupt_after`), which leaves the tasks without interrupt values.
     settlement = {
       status: 'success',
-      threadStatus: Object.keys(interrupts).length > 0 ? 'interrupted' : 'idle',
+      threadStatus: (state.next ?? []).length > 0 || Object.keys(interrupts).length > 0 ? 'interrupted' : 'idle',
     };
   } catch (err) {
     saver.fence();
@@ -225,9 +241,10 @@ function cancelledSettlement(action: 'interrupt' | 'rollback'): Settlement {
   return action === 'rollback' ? { status: 'deleted', threadStatus: 'idle' } : { status: 'interrupted', threadStatus: 'idle' };
 }
 
+/** LangGraph's shape: every pending task by id, with its interrupts (none for a static interrupt). */
 function collectInterrupts(tasks: readonly { id: string; interrupts?: readonly unknown[] }[] | undefined) {
   const out: Record<string, unknown> = {};
-  for (const task of tasks ?? []) if (task.interrupts && task.interrupts.length > 0) out[task.id] = toWire(task.interrupts);
+  for (const task of tasks ?? []) out[task.id] = toWire(task.interrupts ?? []);
   return out;
 }
 

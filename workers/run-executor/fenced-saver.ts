@@ -1,6 +1,7 @@
 // A run's own view of the checkpointer. Once the run is stopped, the fence drops its writes:
 // an aborted LangGraph loop may still flush a checkpoint after its stream has rejected, and
-// that late write must not survive a rollback or land after a hand-back.
+// that late write must not survive a rollback or land after a hand-back. Its checkpoints carry
+// the run's ids and metadata.
 import type { RunnableConfig } from '@langchain/core/runnables';
 import {
   BaseCheckpointSaver,
@@ -11,6 +12,21 @@ import {
   type CheckpointTuple,
   type PendingWrite,
 } from '@langchain/langgraph-checkpoint';
+
+/** Configurable keys that address a checkpoint rather than describe the run. */
+const ADDRESS_KEYS = new Set(['checkpoint_ns', 'checkpoint_id', 'checkpoint_map']);
+
+/**
+ * A run's checkpoint metadata as the LangGraph server stores it: the run's plain configurable
+ * values (`thread_id`, `assistant_id`, `graph_id`, …) and its config metadata (`run_id`, the
+ * user's metadata), under what the graph wrote, so that history can be filtered by them.
+ */
+export function runMetadata(config: RunnableConfig, metadata: CheckpointMetadata): CheckpointMetadata {
+  const fromConfigurable = Object.entries(config.configurable ?? {}).filter(
+    ([key, value]) => !key.startsWith('__') && !ADDRESS_KEYS.has(key) && ['string', 'number', 'boolean'].includes(typeof value),
+  );
+  return { ...Object.fromEntries(fromConfigurable), ...(config.metadata ?? {}), ...metadata };
+}
 
 export class FencedCheckpointSaver extends BaseCheckpointSaver {
   private fenced = false;
@@ -41,7 +57,7 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
     if (this.fenced) {
       return { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } };
     }
-    return this.inner.put(config, checkpoint, metadata, newVersions);
+    return this.inner.put(config, checkpoint, runMetadata(config, metadata), newVersions);
   }
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
