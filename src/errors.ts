@@ -39,6 +39,11 @@ export class PayloadTooLargeError extends WarrenError {
   readonly code = 'PAYLOAD_TOO_LARGE';
 }
 
+export class UnsupportedMediaTypeError extends WarrenError {
+  readonly statusCode = 415;
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+}
+
 export class ValidationError extends WarrenError {
   readonly statusCode = 422;
   readonly code = 'VALIDATION';

@@ -70,6 +70,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
     const files = createThreadFiles(home);
     await Promise.all(USER_DATA_AREAS.map((area) => files.ensureArea(threadId, area)));
     const update: Partial<LeadAgentStateType> = {};
+    if (!state.sandbox) update.sandbox = { sandbox_id: threadId };
     if (!state.thread_data) {
       update.thread_data = {
         workspace_path: virtualPath('workspace', '').replace(/\/$/, ''),

@@ -1,11 +1,22 @@
-// /api/skills: list, detail, enable, disable, install.
+// /api/skills: list, detail, enable, disable (or PUT {enabled}), install (multipart, or JSON naming a thread's file).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { UnsupportedMediaTypeError } from '../errors.js';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, writeErrorResponses } from './common.schemas.js';
-import { SkillDetailSchema, SkillInstallResultSchema, SkillListSchema, SkillParamsSchema } from './skills.schemas.js';
+import {
+  SkillDetailSchema,
+  SkillInstallFromThreadSchema,
+  SkillInstallResultSchema,
+  SkillListSchema,
+  SkillParamsSchema,
+  SkillSummarySchema,
+  SkillUpdateSchema,
+  type SkillInstallFromThread,
+} from './skills.schemas.js';
 import { MAX_SKILL_ARCHIVE_BYTES, type SkillsService } from './skills.service.js';
 
 const tags = ['skills'];
+const INSTALL_FORMS = 'Send the .skill archive as multipart/form-data in a part named "file", or JSON {thread_id, path} naming it among a thread\'s files.';
 
 export async function skillRoutes(app: FastifyInstance, deps: { skills: SkillsService }): Promise<void> {
   const { skills } = deps;
@@ -27,16 +38,29 @@ export async function skillRoutes(app: FastifyInstance, deps: { skills: SkillsSe
     );
   }
 
+  r.put(
+    '/skills/:skill_name',
+    { schema: { tags, params: SkillParamsSchema, body: SkillUpdateSchema, response: { 200: SkillSummarySchema, ...lockedWriteResponses } } },
+    async (req) => skills.update(req.params.skill_name, req.body.enabled),
+  );
+
   r.post(
     '/skills/install',
     {
       schema: {
         tags,
-        consumes: ['multipart/form-data'],
-        description: 'Installs a `.skill` archive (a zip) sent as the multipart part `file`.',
+        description:
+          'Installs a `.skill` archive (a zip): sent as the multipart part `file`, or named by JSON `{thread_id, path}` among that thread\'s files.',
+        // Only the JSON form has a body schema; the multipart form is read as a stream.
+        body: { content: { 'application/json': { schema: SkillInstallFromThreadSchema } } },
         response: { 200: SkillInstallResultSchema, 409: ErrorSchema, ...writeErrorResponses },
       },
     },
-    async (req) => skills.install(await req.file({ limits: { fileSize: MAX_SKILL_ARCHIVE_BYTES, files: 1 }, throwFileSizeLimit: false })),
+    async (req) => {
+      if (req.isMultipart()) return skills.install(await req.file({ limits: { fileSize: MAX_SKILL_ARCHIVE_BYTES, files: 1 }, throwFileSizeLimit: false }));
+      // The schema above has checked a JSON body; any other kind never reached a validator.
+      if (req.mediaType !== 'application/json') throw new UnsupportedMediaTypeError(INSTALL_FORMS);
+      return skills.installFromThread(req.body as SkillInstallFromThread);
+    },
   );
 }

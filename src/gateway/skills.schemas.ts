@@ -8,6 +8,8 @@ export const SkillSummarySchema = Type.Object({
   description: Type.String(),
   enabled: Type.Boolean(),
   license: Type.String(),
+  /** `public` (shipped with Warren) or `custom` (installed). DeerFlow's skills page groups by it. */
+  category: Type.Union([Type.Literal('public'), Type.Literal('custom')]),
   /** `public/<folder>` or `custom/<folder>`. */
   path: Type.String(),
 });
@@ -26,8 +28,24 @@ export type SkillDetail = Static<typeof SkillDetailSchema>;
 
 export const SkillParamsSchema = Type.Object({ skill_name: Type.String({ minLength: 1, maxLength: 128 }) });
 
+export const SkillUpdateSchema = Type.Object({ enabled: Type.Boolean() }, { additionalProperties: false });
+export type SkillUpdate = Static<typeof SkillUpdateSchema>;
+
+/** DeerFlow's JSON install: a `.skill` archive already in a thread's files (say, one the agent wrote). */
+export const SkillInstallFromThreadSchema = Type.Object(
+  {
+    thread_id: Type.String({ minLength: 1, maxLength: 128 }),
+    /** Virtual path, such as `/mnt/user-data/outputs/my-skill.skill`. */
+    path: Type.String({ minLength: 1, maxLength: 4096 }),
+  },
+  { additionalProperties: false },
+);
+export type SkillInstallFromThread = Static<typeof SkillInstallFromThreadSchema>;
+
 export const SkillInstallResultSchema = Type.Object({
   ...SuccessSchema.properties,
+  /** DeerFlow's field; the same name as `skill.name`. */
+  skill_name: Type.String(),
   skill: Type.Object({ name: Type.String(), display_name: Type.String(), path: Type.String() }),
 });
 export type SkillInstallResult = Static<typeof SkillInstallResultSchema>;

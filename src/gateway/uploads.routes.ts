@@ -1,9 +1,9 @@
-// /api/threads/{thread_id}/uploads: upload (multipart `files`), list, delete.
+// /api/threads/{thread_id}/uploads: upload (multipart `files`), list, delete, and the limits a UI checks first.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, ThreadParamsSchema } from './common.schemas.js';
 import { multipartOptions } from './upload-receiver.js';
-import { UploadFileParamsSchema, UploadListSchema, UploadResultSchema } from './uploads.schemas.js';
+import { UploadFileParamsSchema, UploadLimitsSchema, UploadListSchema, UploadResultSchema } from './uploads.schemas.js';
 import type { UploadLimits } from './gateway-deps.js';
 import type { UploadsService } from './uploads.service.js';
 
@@ -32,6 +32,13 @@ export async function uploadRoutes(app: FastifyInstance, deps: { uploads: Upload
     '/threads/:thread_id/uploads/list',
     { schema: { tags, params: ThreadParamsSchema, response: { 200: UploadListSchema, ...errorResponses } } },
     async (req) => uploads.list(req.params.thread_id),
+  );
+
+  r.get(
+    '/threads/:thread_id/uploads/limits',
+    // The thread need not exist: DeerFlow's UI asks before the first upload makes it.
+    { schema: { tags, params: ThreadParamsSchema, response: { 200: UploadLimitsSchema, ...errorResponses } } },
+    async () => uploads.limits(),
   );
 
   r.delete(

@@ -26,6 +26,20 @@ export const UploadResultSchema = Type.Object({
 });
 export type UploadResult = Static<typeof UploadResultSchema>;
 
+/** DeerFlow's limits answer, plus what Warren turns into Markdown. */
+export const UploadLimitsSchema = Type.Object({
+  max_files: Type.Integer(),
+  /** Bytes of one file. */
+  max_file_size: Type.Integer(),
+  /** Bytes of all files of one request. */
+  max_total_size: Type.Integer(),
+  /** Media types accepted: every type (`*\/*`); the agent reads any file. */
+  allowed_types: Type.Array(Type.String()),
+  /** Extensions that also get a Markdown copy. */
+  converted_extensions: Type.Array(Type.String()),
+});
+export type UploadLimitsReply = Static<typeof UploadLimitsSchema>;
+
 export const UploadListEntrySchema = Type.Object({
   filename: Type.String(),
   size: Type.Integer(),

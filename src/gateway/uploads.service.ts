@@ -18,7 +18,7 @@ import type { GatewayDeps } from './gateway-deps.js';
 import { readConversionIndex, stageConversionIndex, writeConversionIndex, type ConversionIndex } from '../store/upload-index.js';
 import { isConvertible, markdownNameFor, removeConversions, takeConversionsOf } from './upload-conversions.js';
 import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
-import type { UploadedFile, UploadList, UploadResult } from './uploads.schemas.js';
+import type { UploadedFile, UploadLimitsReply, UploadList, UploadResult } from './uploads.schemas.js';
 
 type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock' | 'conversionPool'>;
 type Conversion = { markdown: string } | { message: string };
@@ -141,6 +141,17 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
   }
 
   return {
+    limits(): UploadLimitsReply {
+      const { maxFiles, maxFileBytes, maxRequestBytes } = settings.uploads;
+      return {
+        max_files: maxFiles,
+        max_file_size: maxFileBytes,
+        max_total_size: maxRequestBytes,
+        allowed_types: ['*/*'],
+        converted_extensions: [...CONVERTIBLE_EXTENSIONS],
+      };
+    },
+
     async upload(threadId: string, parts: AsyncIterable<Multipart>): Promise<UploadResult> {
       const dir = await files.ensureArea(threadId, 'uploads');
       const received = await receiveUploads(parts, dir, settings.uploads);

@@ -59,7 +59,7 @@ describe('lead agent', () => {
           { name: 'write_file', args: { path: '/mnt/user-data/outputs/report.md', content: '# Report\n\nAll good.\n' } },
         ],
       },
-      { tool_calls: [{ name: 'present_files', args: { paths: ['/mnt/user-data/outputs/report.md'] } }] },
+      { tool_calls: [{ name: 'present_files', args: { filepaths: ['/mnt/user-data/outputs/report.md'] } }] },
       { content: 'Your report is ready.' },
     );
     const { thread_id: id } = await stack.client.threads.create();

@@ -66,8 +66,8 @@ describe('shipped public skills', () => {
     const { skills } = res.json();
     expect(skills.map((s: { name: string }) => s.name).sort()).toEqual([...shipped].sort());
     for (const skill of skills) {
-      expect(Object.keys(skill).sort()).toEqual(['description', 'display_name', 'enabled', 'license', 'name', 'path']);
-      expect(skill).toMatchObject({ enabled: true, license: 'MIT', path: `public/${skill.name}` });
+      expect(Object.keys(skill).sort()).toEqual(['category', 'description', 'display_name', 'enabled', 'license', 'name', 'path']);
+      expect(skill).toMatchObject({ enabled: true, license: 'MIT', category: 'public', path: `public/${skill.name}` });
     }
     expect(skills.find((s: { name: string }) => s.name === 'data-analysis').display_name).toBe('Data Analysis');
   });
@@ -121,6 +121,20 @@ describe('enable and disable', () => {
     }
   });
 
+  it("answers DeerFlow's PUT /skills/{name} {enabled} with the skill, its category included", async () => {
+    const off = await gw.api.app.inject({ method: 'PUT', url: '/api/skills/deep-research', payload: { enabled: false } });
+    expect(off.statusCode).toBe(200);
+    expect(off.json()).toMatchObject({ name: 'deep-research', enabled: false, category: 'public', path: 'public/deep-research' });
+    expect(JSON.parse(readFileSync(gw.extensionsFile, 'utf8')).skills['deep-research']).toEqual({ enabled: false });
+    const on = await gw.api.app.inject({ method: 'PUT', url: '/api/skills/deep-research', payload: { enabled: true } });
+    expect(on.json().enabled).toBe(true);
+    expect((await gw.api.app.inject({ method: 'PUT', url: '/api/skills/ghost', payload: { enabled: true } })).statusCode).toBe(404);
+    const notBoolean = await gw.api.app.inject({ method: 'PUT', url: '/api/skills/deep-research', payload: { enabled: 'yes' } });
+    expect(notBoolean.statusCode).toBe(422);
+    const missing = await gw.api.app.inject({ method: 'PUT', url: '/api/skills/deep-research', payload: {} });
+    expect(missing.statusCode).toBe(422);
+  });
+
   it('gives 404 for an unknown name and writes nothing', async () => {
     const before = readFileSync(gw.extensionsFile, 'utf8');
     expect((await inject('POST', '/api/skills/ghost/enable')).statusCode).toBe(404);
@@ -144,6 +158,7 @@ describe('install', () => {
     expect(res.json()).toEqual({
       success: true,
       message: "Skill 'pdf-tables' installed.",
+      skill_name: 'pdf-tables',
       skill: { name: 'pdf-tables', display_name: 'PDF Tables', path: 'custom/pdf-tables' },
     });
     const dir = path.join(customDir(), 'pdf-tables');
@@ -233,10 +248,48 @@ describe('install', () => {
     expect(wrong.json().detail).toMatch(/Unexpected part "archive"/);
   });
 
-  it('refuses a body that is not multipart with 415', async () => {
-    const res = await gw.api.app.inject({ method: 'POST', url: '/api/skills/install', payload: { file: 'x' } });
-    expect(res.statusCode).toBe(415);
-    expect(res.json().detail).toBeTruthy();
+  it('refuses a body that is neither multipart nor JSON with 415, and JSON of another shape with 422', async () => {
+    const text = await gw.api.app.inject({ method: 'POST', url: '/api/skills/install', payload: 'x', headers: { 'content-type': 'text/plain' } });
+    expect(text.statusCode).toBe(415);
+    expect(text.json().detail).toMatch(/multipart\/form-data .* or JSON \{thread_id, path\}/);
+    const empty = await gw.api.app.inject({ method: 'POST', url: '/api/skills/install' });
+    expect(empty.statusCode).toBe(415);
+    const wrong = await gw.api.app.inject({ method: 'POST', url: '/api/skills/install', payload: { file: 'x' } });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.json().detail).toBeTruthy();
+  });
+
+  describe("from a thread's files (DeerFlow's JSON form)", () => {
+    const threadFile = (threadId: string, area: string, name: string, data: Buffer) => {
+      const dir = path.join(gw.home, 'threads', threadId, 'user-data', area);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, name), data);
+    };
+    const installFrom = (payload: Record<string, unknown>) =>
+      gw.api.app.inject({ method: 'POST', url: '/api/skills/install', payload });
+
+    it("installs a .skill archive the agent wrote to the thread's outputs, with the same answer", async () => {
+      threadFile('t-skill', 'outputs', 'made.skill', buildZip([{ name: 'SKILL.md', data: good('agent-made') }]));
+      const res = await installFrom({ thread_id: 't-skill', path: '/mnt/user-data/outputs/made.skill' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ success: true, skill_name: 'agent-made', skill: { name: 'agent-made', path: 'custom/agent-made' } });
+      expect((await inject('GET', '/api/skills/agent-made')).json()).toMatchObject({ category: 'custom', enabled: true });
+      // The thread's file is untouched: the install worked on a copy.
+      expect(existsSync(path.join(gw.home, 'threads', 't-skill', 'user-data', 'outputs', 'made.skill'))).toBe(true);
+    });
+
+    it('applies the same archive checks, and answers 404 for a missing file and 403 outside the thread', async () => {
+      threadFile('t-skill2', 'outputs', 'bad.skill', Buffer.from('not a zip'));
+      const bad = await installFrom({ thread_id: 't-skill2', path: '/mnt/user-data/outputs/bad.skill' });
+      expect(bad.statusCode).toBe(400);
+      threadFile('t-skill2', 'outputs', 'dup.skill', buildZip([{ name: 'SKILL.md', data: good('deep-research') }]));
+      expect((await installFrom({ thread_id: 't-skill2', path: '/mnt/user-data/outputs/dup.skill' })).statusCode).toBe(409);
+      expect((await installFrom({ thread_id: 't-skill2', path: '/mnt/user-data/outputs/none.skill' })).statusCode).toBe(404);
+      const outside = await installFrom({ thread_id: 't-skill2', path: '/mnt/user-data/../../../../etc/passwd' });
+      expect([400, 403]).toContain(outside.statusCode);
+      expect((await installFrom({ thread_id: '../x', path: '/mnt/user-data/outputs/dup.skill' })).statusCode).toBe(422);
+      expect((await installFrom({ thread_id: 't-skill2', path: '/mnt/user-data/outputs/dup.skill', extra: 1 })).statusCode).toBe(422);
+    });
   });
 
   it('skips a skill whose SKILL.md is broken, and lists the rest', async () => {

@@ -174,6 +174,19 @@ describe('limits', () => {
     expect(DEFAULT_UPLOAD_LIMITS).toEqual({ maxFiles: 10, maxFileBytes: 50 * 1024 * 1024, maxRequestBytes: 100 * 1024 * 1024 });
   });
 
+  it('are answered at GET /uploads/limits, for a thread that does not exist yet', async () => {
+    const res = await small.api.app.inject({ method: 'GET', url: `/api/threads/${randomUUID()}/uploads/limits` });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({
+      max_files: 3,
+      max_file_size: 1024,
+      max_total_size: 2048,
+      allowed_types: ['*/*'],
+      converted_extensions: ['.pdf', '.ppt', '.pptx', '.xls', '.xlsx', '.doc', '.docx'],
+    });
+    expect((await small.api.app.inject({ method: 'GET', url: '/api/threads/bad%20id/uploads/limits' })).statusCode).toBe(422);
+  });
+
   it('accepts a request exactly at the limits', async () => {
     const id = randomUUID();
     const res = await post(small, id, await files(['a', 'x'.repeat(1024)], ['b', 'y'.repeat(1024)]));

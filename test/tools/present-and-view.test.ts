@@ -43,7 +43,7 @@ afterAll(async () => {
 
 describe('present_files', () => {
   it('answers a tool call with a Command that adds the artifacts and the tool message', async () => {
-    const result = await callToolWithId(present, { paths: ['/mnt/user-data/outputs/report.md', '/mnt/user-data/outputs//charts/pie.png', '/mnt/user-data/outputs/report.md'] }, A, 'call_42');
+    const result = await callToolWithId(present, { filepaths: ['/mnt/user-data/outputs/report.md', '/mnt/user-data/outputs//charts/pie.png', '/mnt/user-data/outputs/report.md'] }, A, 'call_42');
     expect(isCommand(result)).toBe(true);
     const update = (result as { update: { artifacts: string[]; messages: ToolMessage[] } }).update;
     expect(update.artifacts).toEqual(['/mnt/user-data/outputs/report.md', '/mnt/user-data/outputs/charts/pie.png']);
@@ -54,16 +54,16 @@ describe('present_files', () => {
   });
 
   it('refuses files outside outputs, links leading out of it, folders and missing files', async () => {
-    await expect(callToolWithId(present, { paths: ['/mnt/user-data/workspace/draft.md'] }, A)).rejects.toThrow(/is not in \/mnt\/user-data\/outputs/);
-    await expect(callToolWithId(present, { paths: ['/mnt/user-data/outputs/draft-link.md'] }, A)).rejects.toThrow(/is not in/);
-    await expect(callToolWithId(present, { paths: ['/mnt/user-data/outputs/charts'] }, A)).rejects.toThrow(/is not a file/);
-    await expect(callToolWithId(present, { paths: ['/mnt/user-data/outputs/none.md'] }, A)).rejects.toThrow(/does not exist/);
-    await expect(callToolWithId(present, { paths: ['/etc/passwd'] }, A)).rejects.toThrow(/outside the sandbox/);
-    await expect(callToolWithId(present, { paths: [] }, A)).rejects.toThrow(/did not match/);
+    await expect(callToolWithId(present, { filepaths: ['/mnt/user-data/workspace/draft.md'] }, A)).rejects.toThrow(/is not in \/mnt\/user-data\/outputs/);
+    await expect(callToolWithId(present, { filepaths: ['/mnt/user-data/outputs/draft-link.md'] }, A)).rejects.toThrow(/is not in/);
+    await expect(callToolWithId(present, { filepaths: ['/mnt/user-data/outputs/charts'] }, A)).rejects.toThrow(/is not a file/);
+    await expect(callToolWithId(present, { filepaths: ['/mnt/user-data/outputs/none.md'] }, A)).rejects.toThrow(/does not exist/);
+    await expect(callToolWithId(present, { filepaths: ['/etc/passwd'] }, A)).rejects.toThrow(/outside the sandbox/);
+    await expect(callToolWithId(present, { filepaths: [] }, A)).rejects.toThrow(/did not match/);
   });
 
   it('needs a tool call id', async () => {
-    await expect(callTool(present, { paths: ['/mnt/user-data/outputs/report.md'] }, A)).rejects.toThrow(/tool_call_id/);
+    await expect(callTool(present, { filepaths: ['/mnt/user-data/outputs/report.md'] }, A)).rejects.toThrow(/tool_call_id/);
   });
 
   it('updates values.artifacts and the messages when run by ToolNode', async () => {
@@ -72,7 +72,7 @@ describe('present_files', () => {
       artifacts: Annotation<string[]>({ reducer: (a, b) => [...new Set([...a, ...b])], default: () => [] }),
     });
     const graph = new StateGraph(State).addNode('tools', new ToolNode([present])).addEdge(START, 'tools').addEdge('tools', END).compile();
-    const call = { id: 'call_7', name: 'present_files', args: { paths: ['/mnt/user-data/outputs/report.md'] }, type: 'tool_call' as const };
+    const call = { id: 'call_7', name: 'present_files', args: { filepaths: ['/mnt/user-data/outputs/report.md'] }, type: 'tool_call' as const };
     const state = await graph.invoke({ messages: [new AIMessage({ content: '', tool_calls: [call] })], artifacts: ['/mnt/user-data/outputs/old.md'] }, { configurable: { thread_id: A } });
     expect(state.artifacts).toEqual(['/mnt/user-data/outputs/old.md', '/mnt/user-data/outputs/report.md']);
     const last = state.messages.at(-1);

@@ -17,7 +17,7 @@ export const PRESENT_MAX_FILES = 50;
 
 export function createPresentFilesTool(vfs: VirtualFs): StructuredToolInterface {
   const schema = Type.Object({
-    paths: Type.Array(Type.String(), {
+    filepaths: Type.Array(Type.String(), {
       minItems: 1,
       maxItems: PRESENT_MAX_FILES,
       description: `Virtual paths of existing files under ${OUTPUTS}/.`,
@@ -29,11 +29,11 @@ export function createPresentFilesTool(vfs: VirtualFs): StructuredToolInterface 
       description: `Show finished files to the user, who can then download them. Only files under ${OUTPUTS}/ can be presented: write or copy them there first.`,
       schema,
     },
-    async ({ paths }, config) => {
+    async ({ filepaths }, config) => {
       const threadId = threadIdOf(config);
       const toolCallId = toolCallIdOf(config);
       const artifacts: string[] = [];
-      for (const requested of paths) {
+      for (const requested of filepaths) {
         const resolved = await vfs.resolveExisting(threadId, requested);
         // Both the path as named and where it really leads must be in outputs: the artifact
         // list shows the former and the download serves the latter.
