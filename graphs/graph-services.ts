@@ -6,6 +6,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { ModelConfig } from '../src/config/app-config.schemas.js';
 import type { TaskDispatcher } from '../src/queue/task-queue.js';
+import type { CustomAgentStore } from '../src/store/custom-agents.js';
 import type { RunOptions } from './lead-agent/run-options.js';
 import type { SubagentKind } from './lead-agent/subagents.js';
 
@@ -22,7 +23,12 @@ export interface RunTools {
 
 /** The tools a run or a sub-agent gets; built once per process, picked per run. */
 export interface Toolbox {
-  forRun(options: RunOptions, model: ModelConfig, extra: { task?: StructuredToolInterface }): Promise<RunTools>;
+  /** `toolGroups` (a custom agent's) keeps only the tools of those groups, plus the always-on ones. */
+  forRun(
+    options: RunOptions,
+    model: ModelConfig,
+    extra: { task?: StructuredToolInterface; toolGroups?: readonly string[] | null },
+  ): Promise<RunTools>;
   forSubagent(kind: SubagentKind): Promise<StructuredToolInterface[]>;
 }
 
@@ -35,6 +41,8 @@ export interface GraphServices {
   /** A client for a configured model. */
   chatModel(entry: ModelConfig, options: ChatModelOptions): Promise<BaseChatModel>;
   toolbox: Toolbox;
+  /** Custom agents, read when a run names one (`agent_name`). */
+  customAgents?: Pick<CustomAgentStore, 'get'>;
   /** Runs sub-agent tasks as queued jobs on any worker; left out, they run in this process. */
   tasks?: TaskDispatcher;
 }

@@ -16,6 +16,7 @@ import { createArtifactsService } from './gateway/artifacts.service.js';
 import { gatewayRoutes, type GatewayServices } from './gateway/gateway.plugin.js';
 import { createMcpService } from './gateway/mcp.service.js';
 import { createModelsService } from './gateway/models.service.js';
+import { createAgentsService } from './gateway/agents.service.js';
 import { createSkillsService } from './gateway/skills.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
@@ -124,6 +125,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     uploadLimits: gatewayDeps.settings.uploads,
     cleanup: createThreadCleanupService(gatewayDeps.files),
     artifacts: createArtifactsService(gatewayDeps.files),
+    agents: createAgentsService({ agents: stores.customAgents, config }),
   };
   const state = createStateService({ stores, graphs });
   const app = await buildApp({
@@ -140,7 +142,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     runtime: {
       threads: createThreadsService({ stores, cancelSignals, state }),
       state,
-      runs: createRunsService({ stores, graphs, dispatcher, cancelSignals }),
+      runs: createRunsService({ stores, graphs, dispatcher, cancelSignals, agents: stores.customAgents }),
       follow: createRunFollow({ hub, metrics }),
       graphs,
       settings: {

@@ -62,6 +62,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     extensionsConfigPath: env.extensionsConfigPath,
     mcpTools: () => mcp.tools(),
     tasks,
+    customAgents: stores.customAgents,
     log,
     ...(bwrapPath !== undefined ? { bwrapPath } : {}),
   });

@@ -6,6 +6,8 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { END, START, StateGraph } from '@langchain/langgraph';
 import type { AppConfig } from '../../src/config/app-config.schemas.js';
+import { RunError } from '../../src/errors.js';
+import type { CustomAgent } from '../../src/store/custom-agents.js';
 import { createThreadFiles, USER_DATA_AREAS, virtualPath } from '../../src/store/thread-files.js';
 import type { GraphServices } from '../graph-services.js';
 import type { GraphContext } from '../registry.js';
@@ -37,6 +39,15 @@ export function createSubagentRunnerFor(appConfig: AppConfig, services: GraphSer
   });
 }
 
+/** The custom agent the run names, if any; one that vanished since the run was accepted fails it. */
+async function customAgentFor(services: GraphServices, config: RunnableConfig): Promise<CustomAgent | null> {
+  const name = runOptions(config).agentName;
+  if (!name) return null;
+  const agent = services.customAgents ? await services.customAgents.get(name) : null;
+  if (!agent) throw new RunError('UnknownAgent', `No custom agent named '${name}' (see GET /api/agents).`);
+  return agent;
+}
+
 function requireServices(services: GraphServices | undefined): GraphServices {
   if (!services) throw new Error('lead_agent runs only in a worker process');
   return services;
@@ -58,10 +69,12 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
     timeoutMs: appConfig.subagents.timeout_seconds * 1000,
   });
 
-  const runTools = async (config: RunnableConfig) => {
+  /** The run's own model_name wins over the custom agent's model, as in DeerFlow. */
+  const runTools = async (config: RunnableConfig, agent: CustomAgent | null) => {
     const options = runOptions(config);
-    const entry = pickModel(appConfig.models, options.modelName);
-    return { options, ...(await requireServices(services).toolbox.forRun(options, entry, { task })) };
+    const entry = pickModel(appConfig.models, options.modelName ?? agent?.model ?? undefined);
+    const toolGroups = agent?.tool_groups ?? null;
+    return { options, ...(await requireServices(services).toolbox.forRun(options, entry, { task, toolGroups })) };
   };
 
   const prepare = async (state: LeadAgentStateType, config: RunnableConfig) => {
@@ -89,12 +102,16 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
 
   const agent = async (state: LeadAgentStateType, config: RunnableConfig) => {
     const svc = requireServices(services);
-    const [{ model }, run] = await Promise.all([modelFor(appConfig, svc, config), runTools(config)]);
-    const [uploads, skills] = await Promise.all([
+    const agent = await customAgentFor(svc, config);
+    const modelName = runOptions(config).modelName ?? agent?.model ?? undefined;
+    const [{ model }, run] = await Promise.all([modelFor(appConfig, svc, config, modelName), runTools(config, agent)]);
+    const [uploads, allSkills] = await Promise.all([
       listUploadsForPrompt(createThreadFiles(svc.home), run.options.threadId),
       listSkillsForPrompt(svc.skillsDir, svc.extensionsConfigPath, appConfig.skills.container_path),
     ]);
+    const skills = agent?.skills ? allSkills.filter((s) => agent.skills?.includes(s.name)) : allSkills;
     const prompt = leadAgentPrompt({
+      ...(agent?.soul ? { soul: agent.soul } : {}),
       skills,
       uploads,
       planMode: run.options.planMode,
@@ -106,7 +123,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
   };
 
   const runToolCalls = async (state: LeadAgentStateType, config: RunnableConfig) =>
-    toolsStep(state.messages.at(-1), (await runTools(config)).tools, config);
+    toolsStep(state.messages.at(-1), (await runTools(config, await customAgentFor(requireServices(services), config))).tools, config);
 
   const nameThread = async (state: LeadAgentStateType, config: RunnableConfig) => {
     const { max_words: maxWords, max_chars: maxChars, model_name: titleModel } = appConfig.title;

@@ -21,6 +21,8 @@ export interface PromptContext {
   subagents: boolean;
   bash: boolean;
   now: Date;
+  /** A custom agent's persona. */
+  soul?: string;
 }
 
 const BASE = `You are Warren, a capable agent working inside a conversation thread with its own files.
@@ -34,6 +36,8 @@ Work carefully: read before you edit, prefer small verified steps, and say plain
 
 export function leadAgentPrompt(ctx: PromptContext): string {
   const parts = [BASE, `Current date: ${ctx.now.toISOString().slice(0, 10)}.`];
+  // A custom agent's persona comes first after the base rules, which it may not override.
+  if (ctx.soul) parts.push(`## Persona\n${ctx.soul}`);
   if (ctx.uploads.length > 0) {
     const lines = ctx.uploads.map((u) =>
       u.markdownPath ? `- ${u.path} (${u.size} bytes); its text as Markdown: ${u.markdownPath}` : `- ${u.path} (${u.size} bytes)`,

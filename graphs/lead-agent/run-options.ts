@@ -10,6 +10,8 @@ export interface RunOptions {
   planMode: boolean;
   subagents: boolean;
   threadId: string;
+  /** A custom agent (gateway `/api/agents`) whose persona, model and tool groups the run uses. */
+  agentName?: string;
 }
 
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
@@ -24,6 +26,7 @@ export function runOptions(config: RunnableConfig): RunOptions {
     planMode: c.is_plan_mode === true,
     subagents: c.subagent_enabled === true,
     threadId: String(c.thread_id ?? ''),
+    ...(typeof c.agent_name === 'string' && c.agent_name !== '' ? { agentName: c.agent_name.toLowerCase() } : {}),
   };
 }
 

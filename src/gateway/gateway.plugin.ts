@@ -1,7 +1,9 @@
 // The gateway route group, mounted at /api: models, MCP configuration, skills, uploads, thread
-// cleanup and artifacts. Multipart parsing is registered here, so only the gateway accepts it.
+// cleanup, artifacts and custom agents. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
+import { agentRoutes } from './agents.routes.js';
+import type { AgentsService } from './agents.service.js';
 import { artifactRoutes } from './artifacts.routes.js';
 import type { ArtifactsService } from './artifacts.service.js';
 import type { UploadLimits } from './gateway-deps.js';
@@ -25,6 +27,7 @@ export interface GatewayServices {
   uploadLimits: UploadLimits;
   cleanup: ThreadCleanupService;
   artifacts: ArtifactsService;
+  agents: AgentsService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -43,4 +46,5 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(uploadRoutes, { uploads: deps.uploads, limits: deps.uploadLimits });
   await app.register(threadCleanupRoutes, { cleanup: deps.cleanup });
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
+  await app.register(agentRoutes, { agents: deps.agents });
 }

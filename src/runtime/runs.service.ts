@@ -9,6 +9,7 @@ import type { RunDispatcher } from '../queue/run-queue.js';
 import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
 import { publicRun, type CancelRunResult } from '../store/runs.js';
 import type { Stores } from '../store/stores.js';
+import { isAgentName, type CustomAgentStore } from '../store/custom-agents.js';
 import type { RunBatchItem, RunCancelMany, RunCreate, RunListQuery } from './runs.schemas.js';
 
 export interface CreatedRun {
@@ -32,6 +33,23 @@ export interface RunsServiceDeps extends CancelDeps {
   stores: Pick<Stores, 'threads' | 'runs'>;
   graphs: Pick<GraphRegistry, 'has' | 'ids'>;
   dispatcher: Pick<RunDispatcher, 'dispatch' | 'promote'>;
+  /** Custom agents, so that a run naming an unknown one is refused before it is queued. */
+  agents: Pick<CustomAgentStore, 'get'>;
+}
+
+/** `agent_name` from `config.configurable` or `context` (DeerFlow's UI sends it in context). */
+function agentNameOf(body: RunCreate): unknown {
+  const configurable = body.config?.configurable as Record<string, unknown> | undefined;
+  return configurable?.agent_name ?? (body.context as Record<string, unknown> | null | undefined)?.agent_name;
+}
+
+async function checkAgentName(body: RunCreate, agents: Pick<CustomAgentStore, 'get'>): Promise<void> {
+  const name = agentNameOf(body);
+  if (name === undefined || name === null || name === '') return;
+  if (typeof name !== 'string' || !isAgentName(name)) {
+    throw new ValidationError(`agent_name: ${JSON.stringify(name)} is not an agent name (letters, digits and hyphens, at most 64).`);
+  }
+  if (!(await agents.get(name.toLowerCase()))) throw new ValidationError(`agent_name: no custom agent named '${name.toLowerCase()}' (see GET /api/agents).`);
 }
 
 /**
@@ -114,6 +132,7 @@ export function createRunsService(deps: RunsServiceDeps) {
 
     async create(threadId: string | null, body: RunCreate): Promise<CreatedRun> {
       refuseUnsupported(body);
+      await checkAgentName(body, deps.agents);
       const assistantId = resolveAssistant(body.assistant_id);
       const stateless = threadId === null;
       const tid = threadId ?? randomUUID();

@@ -53,6 +53,10 @@ export const keys = {
   /** Set of every thread id that has checkpoints, for listing without a thread. */
   checkpointThreads: () => `${KEY_PREFIX}:cp-threads`,
 
+  // ── custom agents ───────────────────────────────────────────────────────────────────────
+  /** Hash: agent name → the agent's JSON record (gateway/agents). One key, so one slot. */
+  customAgents: () => `${KEY_PREFIX}:custom-agents`,
+
   // ── locks on shared files (store/file-locks.ts) ─────────────────────────────────────────
   /** String: the last fencing token handed out (INCR), so no two lock holders share one. */
   lockFence: () => `${KEY_PREFIX}:locks:fence`,

@@ -1,6 +1,7 @@
 // The storage ops, composed: what `main.ts` of each process builds and hands down.
 import type { Redis } from 'ioredis';
 import { RedisCheckpointSaver } from './checkpointer.js';
+import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
 import { createRunStreams, type RunStreams } from './run-stream.js';
 import { createRunStore, type RunStore } from './runs.js';
 import { loadScripts } from './scripts.js';
@@ -11,6 +12,7 @@ export interface Stores {
   runs: RunStore;
   streams: RunStreams;
   checkpointer: RedisCheckpointSaver;
+  customAgents: CustomAgentStore;
 }
 
 export function createStores(redis: Redis): Stores {
@@ -20,5 +22,6 @@ export function createStores(redis: Redis): Stores {
     runs: createRunStore(redis, scripts),
     streams: createRunStreams(redis, scripts),
     checkpointer: new RedisCheckpointSaver(redis),
+    customAgents: createCustomAgentStore(redis, scripts),
   };
 }

@@ -4,16 +4,18 @@
 import type { GraphServices } from '../../graphs/graph-services.js';
 import type { AppConfig } from '../../src/config/app-config.schemas.js';
 import type { TaskDispatcher } from '../../src/queue/task-queue.js';
+import type { CustomAgentStore } from '../../src/store/custom-agents.js';
 import { createChatModel } from './model-factory.js';
 import { createToolbox, type ToolboxDeps } from './toolbox.js';
 
 export interface WorkerGraphServicesOptions extends ToolboxDeps {
   extensionsConfigPath: string;
   tasks?: TaskDispatcher;
+  customAgents?: Pick<CustomAgentStore, 'get'>;
 }
 
 export function createGraphServices(appConfig: AppConfig, options: WorkerGraphServicesOptions): GraphServices {
-  const { extensionsConfigPath, tasks, ...toolboxDeps } = options;
+  const { extensionsConfigPath, tasks, customAgents, ...toolboxDeps } = options;
   return {
     home: options.home,
     skillsDir: options.skillsDir,
@@ -21,5 +23,6 @@ export function createGraphServices(appConfig: AppConfig, options: WorkerGraphSe
     chatModel: (entry, modelOptions) => createChatModel(entry, modelOptions),
     toolbox: createToolbox(appConfig, toolboxDeps),
     ...(tasks ? { tasks } : {}),
+    ...(customAgents ? { customAgents } : {}),
   };
 }

@@ -13,6 +13,19 @@ import { createViewImageTool } from '../tools/view-image.js';
 import { createWebTools } from '../tools/web-tools.js';
 
 const SUBAGENT_BASH_TOOLS = new Set(['bash', 'read_file', 'ls', 'write_file']);
+/**
+ * The group of each groupable built-in tool, as DeerFlow names them; MCP tools are `mcp`. The
+ * others (present_files, ask_clarification, view_image, write_todos, task) are always on.
+ */
+const TOOL_GROUP: Record<string, string> = {
+  web_search: 'web',
+  web_fetch: 'web',
+  ls: 'file:read',
+  read_file: 'file:read',
+  write_file: 'file:write',
+  str_replace: 'file:write',
+  bash: 'bash',
+};
 
 export interface ToolboxDeps {
   /** WARREN_HOME: threads' user-data folders. */
@@ -51,12 +64,17 @@ export function createToolbox(appConfig: AppConfig, services: ToolboxDeps): Tool
   return {
     async forRun(options, model, extra) {
       const sandbox = await base;
-      const tools: StructuredToolInterface[] = [...sandbox.tools, ...web, clarification];
+      const groups = extra.toolGroups ? new Set(extra.toolGroups) : null;
+      const allowed = (tool: StructuredToolInterface) => {
+        const group = TOOL_GROUP[tool.name];
+        return !groups || group === undefined || groups.has(group);
+      };
+      const tools: StructuredToolInterface[] = [...sandbox.tools, ...web, clarification].filter(allowed);
       if (model.supports_vision) tools.push(viewImage);
       if (options.planMode) tools.push(writeTodosTool);
       if (options.subagents && extra.task) tools.push(extra.task);
-      tools.push(...(await mcp()));
-      return { tools, bash: sandbox.bash };
+      if (!groups || groups.has('mcp')) tools.push(...(await mcp()));
+      return { tools, bash: sandbox.bash && tools.some((t) => t.name === 'bash') };
     },
 
     async forSubagent(kind) {
