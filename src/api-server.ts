@@ -18,6 +18,7 @@ import { createMcpService } from './gateway/mcp.service.js';
 import { createModelsService } from './gateway/models.service.js';
 import { createAgentsService } from './gateway/agents.service.js';
 import { createSkillsService } from './gateway/skills.service.js';
+import { createSuggestionsService } from './gateway/suggestions.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
 import { createGraphRegistry } from '../graphs/registry.js';
@@ -25,6 +26,7 @@ import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
 import { publishCancel, publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
+import { createTaskDispatcher, type TaskDispatcher } from './queue/task-queue.js';
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectionErrorLog, connectRedis } from './store/redis.js';
 import { createRunFollow } from './runtime/run-follow.js';
@@ -85,6 +87,11 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const stores = createStores(redis.command);
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
+  // Suggestions are worker tasks; the queue and its event reader are opened on the first one.
+  let taskQueue: TaskDispatcher | undefined;
+  const tasks: Pick<TaskDispatcher, 'run'> = {
+    run: (job, options) => (taskQueue ??= createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command, log)).run(job, options),
+  };
   const hub = createRunStreamHub({
     streams: stores.streams,
     blockingConnection: (name) => redis.blocking(name),
@@ -126,6 +133,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     cleanup: createThreadCleanupService(gatewayDeps.files),
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
+    suggestions: createSuggestionsService({ tasks }, log),
   };
   const state = createStateService({ stores, graphs });
   const app = await buildApp({
@@ -162,6 +170,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         // After the app: uploads in flight have had their answers, so no conversion is cut short.
         await conversionPool.close();
         await dispatcher.close();
+        await taskQueue?.close();
         await redis.close();
       })()),
   };

@@ -15,6 +15,7 @@ import { createRunQueue } from '../src/queue/run-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
 import { createGraphServices } from './agent/graph-services.js';
+import { withSuggestions } from './agent/suggestions-task.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
 import { startTaskWorker } from './task-worker.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
@@ -72,7 +73,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     connection: redis.bullmqOptions,
     concurrency: env.workerConcurrency,
     subscriber: redis.subscriber('tasks'),
-    runner: createSubagentRunnerFor(config, services),
+    runner: withSuggestions(config, services, createSubagentRunnerFor(config, services)),
     timeoutMs: config.subagents.timeout_seconds * 1000,
     workerName: env.instanceId,
     log,

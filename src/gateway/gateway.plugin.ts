@@ -1,5 +1,5 @@
 // The gateway route group, mounted at /api: models, MCP configuration, skills, uploads, thread
-// cleanup, artifacts and custom agents. Multipart parsing is registered here, so only the gateway accepts it.
+// cleanup, artifacts, custom agents and follow-up suggestions. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { agentRoutes } from './agents.routes.js';
@@ -10,6 +10,8 @@ import type { UploadLimits } from './gateway-deps.js';
 import type { McpService } from './mcp.service.js';
 import type { ModelsService } from './models.service.js';
 import type { SkillsService } from './skills.service.js';
+import type { SuggestionsService } from './suggestions.service.js';
+import { suggestionRoutes } from './suggestions.routes.js';
 import type { ThreadCleanupService } from './threads.service.js';
 import type { UploadsService } from './uploads.service.js';
 import { mcpRoutes } from './mcp.routes.js';
@@ -28,6 +30,7 @@ export interface GatewayServices {
   cleanup: ThreadCleanupService;
   artifacts: ArtifactsService;
   agents: AgentsService;
+  suggestions: SuggestionsService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -47,4 +50,5 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(threadCleanupRoutes, { cleanup: deps.cleanup });
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
   await app.register(agentRoutes, { agents: deps.agents });
+  await app.register(suggestionRoutes, { suggestions: deps.suggestions });
 }

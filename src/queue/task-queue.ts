@@ -26,6 +26,17 @@ export const TaskJobSchema = Type.Object({
 });
 export type TaskJob = Static<typeof TaskJobSchema>;
 
+/**
+ * A task that is not a sub-agent: follow-up questions for the gateway. Its `prompt` is a
+ * `SuggestionRequest` as JSON, and its result a JSON array of strings.
+ */
+export const SUGGESTIONS_TASK_KIND = 'suggestions';
+export const SuggestionRequestSchema = Type.Object({
+  messages: Type.Array(Type.Object({ role: Type.String({ maxLength: 32 }), content: Type.String({ maxLength: 100_000 }) }), { maxItems: 100 }),
+  n: Type.Integer({ minimum: 1, maximum: 5 }),
+});
+export type SuggestionRequest = Static<typeof SuggestionRequestSchema>;
+
 /** What a running task reports as its job progress. */
 export const TaskProgressSchema = Type.Object({ message: Type.String() });
 export type TaskProgress = Static<typeof TaskProgressSchema>;
