@@ -78,12 +78,12 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const apiKeys = [...(env.apiKeys ?? []), ...config.auth.api_keys];
   const secrets = configSecrets(config, process.env, apiKeys);
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
-  const redis = connectRedis(env.redisUrl, 'api', log);
+  const redis = connectRedis(env.redisUrl, 'api', log, { failFast: true });
   // Collectors read Redis: while it is away, every scrape would fail the same way.
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
   const stores = createStores(redis.command);
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
-  const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
+  const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
   const hub = createRunStreamHub({
     streams: stores.streams,
     blockingConnection: (name) => redis.blocking(name),
@@ -125,6 +125,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     cleanup: createThreadCleanupService(gatewayDeps.files),
     artifacts: createArtifactsService(gatewayDeps.files),
   };
+  // Set once close() starts: /ready answers 503 from then on.
+  let closing: Promise<void> | undefined;
   const app = await buildApp({
     config,
     metrics: () => metrics.registry.render(collectorErrors.error),
@@ -135,6 +137,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     apiKeys,
     logSecrets: secrets,
     redisReady: () => redis.command.status === 'ready',
+    draining: () => closing !== undefined,
     gateway: (scope) => gatewayRoutes(scope, gatewayServices),
     runtime: {
       threads: createThreadsService({ stores, cancelSignals }),
@@ -149,7 +152,6 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     },
   });
 
-  let closing: Promise<void> | undefined;
   return {
     app,
     close: () =>
@@ -158,7 +160,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         await app.close();
         // After the app: uploads in flight have had their answers, so no conversion is cut short.
         await conversionPool.close();
-        await dispatcher.close();
+        await dispatcher.close(redis.command.status !== 'ready');
         await redis.close();
       })()),
   };

@@ -18,7 +18,18 @@ export const RUN_JOB_NAME = 'run';
 export interface RunDispatcher {
   /** Puts the run on the queue. Idempotent: the job id is the run id. */
   dispatch(threadId: string, runId: string): Promise<void>;
-  close(): Promise<void>;
+  /** `force`: drop the connection without a goodbye to Redis (it is not there to answer one). */
+  close(force?: boolean): Promise<void>;
+}
+
+/**
+ * Drops a BullMQ connection without waiting: its `disconnect()` waits for an 'end' that ioredis
+ * does not emit for a connection between two reconnect attempts, so a Redis outage would hold
+ * the caller for ever. The process is on its way out; nothing is left to wait for.
+ */
+export function dropConnection(closeable: { disconnect(): Promise<void> }): Promise<void> {
+  closeable.disconnect().catch(() => undefined);
+  return Promise.resolve();
 }
 
 export function createRunQueue(connection: ConnectionOptions, queueName: string, log: Logger) {
@@ -40,7 +51,7 @@ export function createRunQueue(connection: ConnectionOptions, queueName: string,
         },
       );
     },
-    close: () => queue.close(),
+    close: (force = false) => (force ? dropConnection(queue) : queue.close()),
   };
   return dispatcher;
 }

@@ -6,6 +6,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { DestinationStream } from 'pino';
 import { stringify } from 'yaml';
 import { createApiServer, type ApiServer } from '../../src/api-server.js';
 import type { EnvConfig } from '../../src/config/env.js';
@@ -35,6 +36,8 @@ export interface GatewayAppOptions {
   home?: string;
   /** Shorter waits for the locks on shared files. */
   fileLocks?: Partial<FileLockSettings>;
+  /** Receives the API's log lines, at debug level. */
+  logStream?: DestinationStream;
 }
 
 export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<GatewayApp> {
@@ -44,12 +47,13 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
   if (options.withPublicSkills) cpSync(path.join(PROJECT_SKILLS_DIR, 'public'), path.join(skillsDir, 'public'), { recursive: true });
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify({ ...options.config, skills: { path: './skills' } }));
-  const env = testEnv(home, { workerConcurrency: 1, instanceId: 'test-gateway' });
+  const env = testEnv(home, { workerConcurrency: 1, instanceId: 'test-gateway', ...(options.logStream ? { logLevel: 'debug' } : {}) });
   const api = await createApiServer({
     env,
     loaded: loadAppConfig({ WARREN_CONFIG: configFile }),
     ...(options.gateway ? { gateway: options.gateway } : {}),
     ...(options.fileLocks ? { fileLocks: options.fileLocks } : {}),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   let address: Promise<string> | undefined;
   return {

@@ -110,7 +110,11 @@ describe('runs over plain HTTP', () => {
     for (const body of [{ stream_mode: [mode] }, { stream_mode: mode }]) {
       const res = await post(`/threads/${id}/runs/stream`, { assistant_id: 'echo', input: userInput('x'), ...body });
       expect(res.status).toBe(422);
-      expect(((await res.json()) as { detail: string }).detail).toMatch(/stream_mode/);
+      const { detail } = (await res.json()) as { detail: string };
+      // The key, the value given and the values allowed.
+      expect(detail).toMatch(/stream_mode/);
+      expect(detail).toContain(`"${mode}"`);
+      expect(detail).toContain('"messages-tuple"');
     }
   });
 
@@ -141,6 +145,8 @@ describe('runs over plain HTTP', () => {
     const body = (await failed.json()) as { __error__: { error: string; message: string } };
     expect(body.__error__.error).toBe('GraphRecursionError');
     expect(body.__error__.message).toMatch(/recursion/i);
+    // What an HTTP client sets, not the JavaScript option's name.
+    expect(body.__error__.message).toContain('config.recursion_limit');
   });
 
   it('a client that drops mid-run and rejoins with its last id gets every later event exactly once', async () => {
