@@ -218,7 +218,11 @@ describe('conversion failures', () => {
       logStream: {
         write: (line: string) => {
           if (line.includes('"document conversion started"')) conversions.started += 1;
-          if (line.includes('"document conversion finished"')) conversions.finished += 1;
+          if (line.includes('"document conversion finished"')) {
+            conversions.finished += 1;
+            // Each conversion is logged with its format and how long it took.
+            expect(JSON.parse(line)).toMatchObject({ format: '.pdf', converted: true, duration_ms: expect.any(Number) });
+          }
         },
       },
     });
