@@ -13,6 +13,7 @@ import { stringify } from 'yaml';
 import { freePort } from '../../src/store/redis-process.js';
 import { buildDist } from '../support/cluster.js';
 import { startScriptedOpenAI } from '../support/scripted-openai.js';
+import { trackedDir } from '../support/leftovers.js';
 import { testGraphs } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -21,7 +22,7 @@ let home: string;
 
 beforeAll(() => {
   buildDist();
-  home = mkdtempSync(path.join(tmpdir(), 'warren-local-'));
+  home = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-local-')));
 }, 180_000);
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 

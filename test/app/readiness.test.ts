@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, spawnRedis, type RedisProcess } from '../../src/store/redis-process.js';
 import { buildDist, ROOT, startApiReplicas, type ApiReplicas } from '../support/cluster.js';
 import { startGatewayApp } from '../gateway/gateway-app.js';
+import { tracked, trackedDir } from '../support/leftovers.js';
 import { waitFor } from '../support/wait-for.js';
 
 interface Proc {
@@ -24,7 +25,7 @@ const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(() => {
   buildDist();
-  home = mkdtempSync(path.join(tmpdir(), 'warren-readiness-'));
+  home = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-readiness-')));
   configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, '{}\n');
 }, 180_000);
@@ -36,10 +37,10 @@ afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 /** A process from dist/ with JSON logs at info, its stdout kept a line each. */
 function spawnProcess(entry: string, env: Record<string, string>): Proc {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', entry)], {
+  const child = tracked(spawn(process.execPath, [path.join(ROOT, 'dist', entry)], {
     env: { ...process.env, WARREN_HOME: home, WARREN_CONFIG: configFile, LOG_LEVEL: 'info', LOG_FORMAT: 'json', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  }));
   const proc: Proc = { child, lines: [] };
   let partial = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -92,11 +93,16 @@ describe('with a Redis that goes away and comes back', () => {
   let redisDir: string;
   let redisPort: number;
   let replicas: ApiReplicas | undefined;
+  const startRedis = async () => {
+    const started = await spawnRedis({ dataDir: redisDir, port: redisPort, overrides: { appendonly: 'no', save: '' } });
+    tracked(started.child);
+    return started;
+  };
 
   beforeAll(async () => {
-    redisDir = mkdtempSync(path.join(tmpdir(), 'warren-readiness-redis-'));
+    redisDir = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-readiness-redis-')));
     redisPort = await freePort();
-    redis = await spawnRedis({ dataDir: redisDir, port: redisPort, overrides: { appendonly: 'no', save: '' } });
+    redis = await startRedis();
   });
   afterAll(async () => {
     await replicas?.stop();
@@ -122,7 +128,7 @@ describe('with a Redis that goes away and comes back', () => {
     const refused = await fetch(`${first}/api/langgraph/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(refused.status).toBe(503);
 
-    redis = await spawnRedis({ dataDir: redisDir, port: redisPort, overrides: { appendonly: 'no', save: '' } });
+    redis = await startRedis();
     await waitFor(async () => (await readiness()).every((s) => s === 200), 'both replicas to be ready again');
     const created = await fetch(`${first}/api/langgraph/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(created.status).toBe(200);
@@ -140,7 +146,7 @@ describe('with a Redis that goes away and comes back', () => {
     await waitFor(async () => messages(worker.lines, 'redis connection error').length > 0, 'the worker to notice the outage');
     expect(await terminate(worker, 'worker (Redis down)')).toBe(0);
     expect(messages(worker.lines, 'worker stopped')).toHaveLength(1);
-    redis = await spawnRedis({ dataDir: redisDir, port: redisPort, overrides: { appendonly: 'no', save: '' } });
+    redis = await startRedis();
   });
 
   it('an API stops on SIGTERM while Redis is down, with its stop line', async () => {
@@ -151,7 +157,7 @@ describe('with a Redis that goes away and comes back', () => {
     await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ready`)).status === 503, 'the API to turn unready');
     expect(await terminate(api, 'API (Redis down)')).toBe(0);
     expect(messages(api.lines, 'api stopped')).toHaveLength(1);
-    redis = await spawnRedis({ dataDir: redisDir, port: redisPort, overrides: { appendonly: 'no', save: '' } });
+    redis = await startRedis();
   });
 });
 

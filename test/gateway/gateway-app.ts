@@ -12,6 +12,7 @@ import { createApiServer, type ApiServer } from '../../src/api-server.js';
 import type { EnvConfig } from '../../src/config/env.js';
 import { PROJECT_SKILLS_DIR } from '../../src/config/paths.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
+import { trackedDir } from '../support/leftovers.js';
 import { testEnv } from '../support/stack.js';
 import type { GatewaySettings } from '../../src/gateway/gateway-deps.js';
 import type { FileLockSettings } from '../../src/store/file-locks.js';
@@ -41,7 +42,7 @@ export interface GatewayAppOptions {
 }
 
 export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<GatewayApp> {
-  const home = options.home ?? mkdtempSync(path.join(tmpdir(), 'warren-gateway-'));
+  const home = options.home ?? trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-gateway-')));
   const skillsDir = path.join(home, 'skills');
   mkdirSync(path.join(skillsDir, 'public'), { recursive: true });
   if (options.withPublicSkills) cpSync(path.join(PROJECT_SKILLS_DIR, 'public'), path.join(skillsDir, 'public'), { recursive: true });
