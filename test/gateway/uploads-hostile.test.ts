@@ -35,7 +35,8 @@ beforeAll(async () => {
     { name: 'gib-bomb.pdf', what: 'a 1 MB PDF whose page stream inflates to 1 GiB', bytes: pdfWithStream(gib.body, 'FlateDecode') },
   ];
 });
-afterAll(async () => gw?.close());
+// Generous: a close waits for conversions still running, and a loaded machine runs them slowly.
+afterAll(async () => gw?.close(), 180_000);
 
 interface UploadedFile {
   filename: string;
@@ -109,5 +110,5 @@ describe('hostile documents', () => {
       `hostile uploads: ${documents.length} files in ${Math.round(elapsed)} ms; RSS ${Math.round(startRss / MiB)} → peak ${Math.round(peakRss / MiB)} MiB ` +
         `(+${Math.round((peakRss - startRss) / MiB)}, cap +${Math.round(RSS_CAP / MiB)}); /ok answered ${okStatuses.length} times, slowest ${Math.round(Math.max(...okLatencies))} ms\n`,
     );
-  });
+  }, 300_000);
 });
