@@ -4,6 +4,7 @@
 // stops an API or a worker promptly even while Redis is down.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -158,6 +159,30 @@ describe('with a Redis that goes away and comes back', () => {
     expect(await terminate(api, 'API (Redis down)')).toBe(0);
     expect(messages(api.lines, 'api stopped')).toHaveLength(1);
     redis = await startRedis();
+  });
+});
+
+describe('an API whose port is taken', () => {
+  it('exits with one clear line', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const child = tracked(
+        spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'main.js')], {
+          env: { ...process.env, WARREN_HOME: home, WARREN_CONFIG: configFile, HOST: '127.0.0.1', PORT: String(port), REDIS_URL: `redis://127.0.0.1:${await freePort()}`, LOG_LEVEL: 'silent' },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        }),
+      );
+      let stderr = '';
+      child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
+      expect(await new Promise((resolve) => child.once('exit', resolve))).toBe(1);
+      expect(stderr.trim().split('\n')).toEqual([
+        `warren api failed to start: port ${port} on 127.0.0.1 is already in use (another Warren?); stop it or set PORT to a free port.`,
+      ]);
+    } finally {
+      taken.close();
+    }
   });
 });
 
