@@ -19,6 +19,7 @@ import { createModelsService } from './gateway/models.service.js';
 import { createSkillsService } from './gateway/skills.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
+import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
@@ -81,6 +82,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const redis = connectRedis(env.redisUrl, 'api', log, { failFast: true });
   // Collectors read Redis: while it is away, every scrape would fail the same way.
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
+  const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
   const stores = createStores(redis.command);
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
@@ -88,7 +90,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     streams: stores.streams,
     blockingConnection: (name) => redis.blocking(name),
     isSettled: async (threadId, runId) => isRunSettled(await stores.runs.get(threadId, runId)),
-    onError: (err) => log.warn({ err }, 'run stream reader error'),
+    // A Redis outage is logged once, with the connections' own lines; other faults each time.
+    onError: (err) => (isRedisUnreachable(err) ? redisErrors.error(err) : log.warn({ err }, 'run stream reader error')),
     ...(streamBlockMs ? { blockMs: streamBlockMs } : {}),
   });
 
