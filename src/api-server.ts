@@ -21,6 +21,7 @@ import { createSkillsService } from './gateway/skills.service.js';
 import { createSuggestionsService } from './gateway/suggestions.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
+import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
@@ -81,12 +82,13 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const apiKeys = [...(env.apiKeys ?? []), ...config.auth.api_keys];
   const secrets = configSecrets(config, process.env, apiKeys);
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
-  const redis = connectRedis(env.redisUrl, 'api', log);
+  const redis = connectRedis(env.redisUrl, 'api', log, { failFast: true });
   // Collectors read Redis: while it is away, every scrape would fail the same way.
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
+  const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
   const stores = createStores(redis.command);
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
-  const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
+  const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
   // Suggestions are worker tasks; the queue and its event reader are opened on the first one.
   let taskQueue: TaskDispatcher | undefined;
   const tasks: Pick<TaskDispatcher, 'run'> = {
@@ -96,7 +98,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     streams: stores.streams,
     blockingConnection: (name) => redis.blocking(name),
     isSettled: async (threadId, runId) => isRunSettled(await stores.runs.get(threadId, runId)),
-    onError: (err) => log.warn({ err }, 'run stream reader error'),
+    // A Redis outage is logged once, with the connections' own lines; other faults each time.
+    onError: (err) => (isRedisUnreachable(err) ? redisErrors.error(err) : log.warn({ err }, 'run stream reader error')),
     ...(streamBlockMs ? { blockMs: streamBlockMs } : {}),
   });
 
@@ -136,6 +139,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     suggestions: createSuggestionsService({ tasks }, log),
   };
   const state = createStateService({ stores, graphs });
+  // Set once close() starts: /ready answers 503 from then on.
+  let closing: Promise<void> | undefined;
   const app = await buildApp({
     config,
     metrics: () => metrics.registry.render(collectorErrors.error),
@@ -146,6 +151,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     apiKeys,
     logSecrets: secrets,
     redisReady: () => redis.command.status === 'ready',
+    draining: () => closing !== undefined,
     gateway: (scope) => gatewayRoutes(scope, gatewayServices),
     runtime: {
       threads: createThreadsService({ stores, cancelSignals, state }),
@@ -160,7 +166,6 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     },
   });
 
-  let closing: Promise<void> | undefined;
   return {
     app,
     close: () =>
@@ -169,8 +174,10 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         await app.close();
         // After the app: uploads in flight have had their answers, so no conversion is cut short.
         await conversionPool.close();
-        await dispatcher.close();
-        await taskQueue?.close();
+        const redisAway = redis.command.status !== 'ready';
+        await dispatcher.close(redisAway);
+        // Its goodbye would wait for a Redis that is not there; the process is leaving anyway.
+        if (!redisAway) await taskQueue?.close();
         await redis.close();
       })()),
   };

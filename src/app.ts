@@ -2,16 +2,17 @@
 // listens; src/main.ts (and the tests) decide that.
 import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
 import websocket from '@fastify/websocket';
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { AppConfig } from './config/app-config.schemas.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { registerCors } from './http/plugins/cors.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
+import { RequestLogController } from './http/request-log.js';
 import { genRequestId, INSTANCE_HEADER, REQUEST_ID_HEADER } from './http/request-id.js';
 import { systemRoutes } from './http/system.routes.js';
-import { loggerOptions } from './logger.js';
+import { logStreamOption, loggerOptions } from './logger.js';
 import { runtimeRoutes } from './runtime/runtime.plugin.js';
 import type { RuntimeDeps } from './runtime/runtime-deps.js';
 import { VERSION } from './version.js';
@@ -22,6 +23,8 @@ export interface AppDeps {
   /** Registers the gateway route group (mounted at /api). */
   gateway?: (app: FastifyInstance) => Promise<void>;
   redisReady: () => boolean;
+  /** True once the process drains (readiness answers 503). */
+  draining?: () => boolean;
   /** Renders /metrics. */
   metrics: () => Promise<string>;
   logLevel: string;
@@ -104,11 +107,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
       ...loggerOptions(deps.logLevel, 'warren-api', [...(deps.apiKeys ?? []), ...(deps.logSecrets ?? [])]),
-      ...(deps.logStream ? { stream: deps.logStream } : {}),
+      ...(deps.logStream ? { stream: deps.logStream } : logStreamOption()),
     },
     ...serverTimeouts(deps),
     genReqId: genRequestId,
-    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    logController: new RequestLogController({ requestIdLogLabel: 'request_id' }),
     bodyLimit: deps.bodyLimitBytes ?? 10 * 1024 * 1024,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -140,6 +143,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(systemRoutes, {
     version: VERSION,
     redisReady: deps.redisReady,
+    draining: deps.draining ?? (() => false),
     graphs: () => deps.runtime.graphs.ids(),
     metrics: deps.metrics,
   });

@@ -63,6 +63,25 @@ export class InsufficientStorageError extends WarrenError {
   readonly code = 'INSUFFICIENT_STORAGE';
 }
 
+/** How ioredis (and BullMQ through it) fails a command because Redis is not there to answer it. */
+// A plain `ECONNREFUSED` is not among them: an MCP server or a model endpoint refuses that way too.
+const REDIS_UNREACHABLE_MESSAGES = ['Command timed out', 'Connection is closed.', "Stream isn't writeable"];
+
+/** True when `err`, or an error it was caused by, says Redis could not be reached. */
+export function isRedisUnreachable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e.name === 'MaxRetriesPerRequestError') return true;
+    if (REDIS_UNREACHABLE_MESSAGES.some((m) => e instanceof Error && e.message.startsWith(m))) return true;
+  }
+  return false;
+}
+
+/** A Redis outage as the client sees it: a 503 to retry; any other error is returned as is. */
+export function asUnavailableError<E>(err: E): E | ServiceUnavailableError {
+  if (isWarrenError(err) || !isRedisUnreachable(err)) return err;
+  return new ServiceUnavailableError('Service unavailable: Redis is unreachable. Retry shortly.', { cause: err });
+}
+
 /** A write as a client may see it: `what` was being written, under `where`; never an absolute path. */
 export interface WriteTarget {
   what: string;

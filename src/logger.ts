@@ -2,6 +2,7 @@
 // with secret names are censored, and the configured secret values themselves are masked
 // wherever they turn up (an upstream error message that echoes a key, a stack trace).
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { defaultLogDestination } from './log-format.js';
 
 // pino's wildcards match one level only, so both depths a secret may sit at are listed: the
 // top of a log object (`log.info({ api_key })`) and one level down (`{ model: { api_key } }`).
@@ -75,7 +76,14 @@ export function loggerOptions(level: string, name: string, secrets: readonly str
   };
 }
 
+/** Fastify's `logger.stream` option for the default destination (readable lines at a terminal). */
+export function logStreamOption(): { stream?: DestinationStream } {
+  const stream = defaultLogDestination();
+  return stream ? { stream } : {};
+}
+
 export function createLogger(level: string, name: string, extras: LoggerExtras = {}): Logger {
   const options = loggerOptions(level, name, extras.secrets);
-  return extras.stream ? pino(options, extras.stream) : pino(options);
+  const stream = extras.stream ?? defaultLogDestination();
+  return stream ? pino(options, stream) : pino(options);
 }

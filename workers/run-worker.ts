@@ -28,8 +28,11 @@ export interface RunWorkerOptions {
 
 export interface RunWorker {
   readonly worker: Worker<RunJob>;
-  /** Hands running jobs back and stops taking new ones. */
-  close(): Promise<void>;
+  /**
+   * Hands running jobs back and stops taking new ones. `force` (Redis is away, so nothing can be
+   * handed back) does not wait for them: their locks lapse and another worker takes them over.
+   */
+  close(force?: boolean): Promise<void>;
 }
 
 export async function startRunWorker(options: RunWorkerOptions): Promise<RunWorker> {
@@ -113,10 +116,10 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   let closing: Promise<void> | undefined;
   return {
     worker,
-    close: () =>
+    close: (force = false) =>
       (closing ??= (async () => {
         for (const id of running.keys()) stop(id, 'shutdown');
-        await worker.close();
+        await worker.close(force);
         options.subscriber.disconnect();
       })()),
   };

@@ -22,7 +22,7 @@ export interface TaskWorkerOptions {
   log: Logger;
 }
 
-export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ close(): Promise<void> }> {
+export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ close(force?: boolean): Promise<void> }> {
   const { log } = options;
   const processor = async (job: Job<TaskJob, string>, _token?: string, signal?: AbortSignal) => {
     // A job that does not match fails, and its parent run reads the failure as the task's error.
@@ -51,8 +51,9 @@ export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ clo
   // The parent timed out waiting, or was stopped.
   await subscribeControl(options.subscriber, { onTaskCancel: (message) => void worker.cancelJob(message.task_job_id, 'interrupt') }, log);
   return {
-    async close() {
-      await worker.close();
+    /** `force`: do not wait for running tasks (Redis is away; their locks lapse and they are retried). */
+    async close(force = false) {
+      await worker.close(force);
       options.subscriber.disconnect();
     },
   };

@@ -1,6 +1,6 @@
 // Builds the worker process from its configuration: connections → stores → graphs → Worker.
 // workers/main.ts runs it; the tests build it the same way.
-import type { DestinationStream } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { createSubagentRunnerFor } from '../graphs/lead-agent/lead-agent.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import type { EnvConfig } from '../src/config/env.js';
@@ -24,6 +24,7 @@ import { watchMcpConfig } from './tools/mcp-reload.js';
 
 export interface WorkerProcess {
   worker: RunWorker;
+  log: Logger;
   close(): Promise<void>;
 }
 
@@ -108,18 +109,23 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       countFinished: (status) => countFinishedRun(redis.command, status),
     },
   });
-  log.info({ queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
+  log.info({ pid: process.pid, queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
 
   let closing: Promise<void> | undefined;
   return {
     worker,
+    log,
     close: () =>
       (closing ??= (async () => {
-        await worker.close();
-        await taskWorker.close();
-        await tasks.close();
+        // Redis away: no run can be handed back and no goodbye reaches it, so waiting for
+        // either would only hold the process past its stop deadline.
+        const force = redis.command.status !== 'ready';
+        if (force) log.warn('redis unreachable at shutdown: runs in progress are left to lapse and be taken over');
+        await worker.close(force);
+        await taskWorker.close(force);
+        await tasks.close(force);
         await mcp.close();
-        await dispatcher.close();
+        await dispatcher.close(force);
         await redis.close();
       })()),
   };

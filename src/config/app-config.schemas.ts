@@ -24,7 +24,8 @@ export const ModelConfigSchema = Type.Object(
     supports_thinking: Type.Boolean({ default: false }),
     supports_vision: Type.Boolean({ default: false }),
   },
-  { additionalProperties: true },
+  // Closed like every section: a misspelt key (`supports_visoin`) is an error, not a silent default.
+  { additionalProperties: false },
 );
 export type ModelConfig = Static<typeof ModelConfigSchema>;
 

@@ -6,6 +6,7 @@ import { Value } from 'typebox/value';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { AppConfigSchema, type AppConfig } from './app-config.schemas.js';
+import { problemsMessage, schemaProblems, unknownKeys } from './config-problems.js';
 
 export interface LoadedConfig {
   readonly config: AppConfig;
@@ -41,13 +42,16 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfi
 }
 
 export function parseAppConfig(raw: unknown, env: NodeJS.ProcessEnv, source = 'config.yaml'): AppConfig {
+  if (raw !== null && (typeof raw !== 'object' || Array.isArray(raw))) {
+    throw new ConfigError(`${source} must be a mapping of keys (models:, runtime:, …), but it is ${Array.isArray(raw) ? 'a list' : `a ${typeof raw}`}.`);
+  }
+  // Unknown keys first: a typo would otherwise leave its key at the default without a word.
+  const unknown = unknownKeys(AppConfigSchema, raw);
+  if (unknown.length > 0) throw new ConfigError(problemsMessage(source, unknown));
   const resolved = resolveEnvRefs(raw, env, '', source);
   const withDefaults = Value.Default(AppConfigSchema, Value.Clone(resolved));
   if (!Value.Check(AppConfigSchema, withDefaults)) {
-    const problems = [...Value.Errors(AppConfigSchema, withDefaults)]
-      .slice(0, 5)
-      .map((e) => `${e.instancePath || '/'} ${e.message}`);
-    throw new ConfigError(`${source} is invalid: ${problems.join('; ')}`);
+    throw new ConfigError(problemsMessage(source, schemaProblems(AppConfigSchema, withDefaults)));
   }
   const names = new Set<string>();
   for (const model of withDefaults.models) {

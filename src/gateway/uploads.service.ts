@@ -43,10 +43,18 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         try {
           const markdown = await conversions.run(async () => {
             const started = performance.now();
+            log.debug({ filename: name }, 'document conversion started');
+            let converted = false;
             try {
-              return await deps.conversionPool.convert(await readFile(tempPath), name, settings.conversion);
+              const markdown = await deps.conversionPool.convert(await readFile(tempPath), name, settings.conversion);
+              converted = true;
+              return markdown;
             } finally {
-              deps.onConversion?.(path.extname(name).toLowerCase() || 'none', (performance.now() - started) / 1000);
+              const format = path.extname(name).toLowerCase() || 'none';
+              const ms = performance.now() - started;
+              deps.onConversion?.(format, ms / 1000);
+              // Slow formats (LibreOffice's) show here first; the reason for a failure is logged with the upload.
+              log.info({ filename: name, format, duration_ms: Math.round(ms), converted }, 'document conversion finished');
             }
           });
           return [name, { markdown }];

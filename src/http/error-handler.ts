@@ -2,7 +2,7 @@
 // full error goes to the request's log only, except a Warren error's (507: the disk is full; 503:
 // retry), whose message is written for clients. The handler ends in a fixed body that cannot throw.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { asStorageError, isWarrenError } from '../errors.js';
+import { asStorageError, asUnavailableError, isWarrenError } from '../errors.js';
 
 const GENERIC_500 = '{"detail":"Internal server error"}';
 
@@ -32,24 +32,38 @@ export function statusOf(err: FastifyError | Error): number {
   return typeof status === 'number' && status >= 400 && status < 600 ? status : 500;
 }
 
-function validationDetail(err: FastifyError): string {
-  const first = err.validation?.[0];
+/** The value at a validation error's JSON pointer in the part of the request it was found in. */
+function valueAt(request: FastifyRequest, context: string | undefined, instancePath: string): unknown {
+  const parts: Record<string, unknown> = { body: request.body, querystring: request.query, params: request.params, headers: request.headers };
+  let v: unknown = parts[context ?? 'body'];
+  for (const key of instancePath.split('/').slice(1)) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+  return v;
+}
+
+function validationDetail(err: FastifyError, request: FastifyRequest): string {
+  const errors = err.validation ?? [];
+  const first = errors[0];
   if (!first) return err.message;
   const where = err.validationContext ?? 'request';
-  const path = first.instancePath ? `${where}${first.instancePath.replace(/\//g, '.')}` : where;
+  const pathOf = (instancePath: string) => (instancePath ? `${where}${instancePath.replace(/\//g, '.')}` : where);
+  // A choice among literals (a stream mode) fails once per literal: together they are the allowed values.
+  const choice = errors.find((e) => e.keyword === 'const' || e.keyword === 'enum');
+  if (choice) {
+    const allowed = [
+      ...new Set(errors.flatMap((e) => (e.instancePath !== choice.instancePath ? [] : e.keyword === 'const' ? [e.params.allowedValue] : e.keyword === 'enum' ? (e.params.allowedValues as unknown[]) : []))),
+    ];
+    const given = JSON.stringify(valueAt(request, err.validationContext, choice.instancePath)) ?? 'nothing';
+    return `${pathOf(choice.instancePath)} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}, but it is ${given}`;
+  }
   const params = first.params as Record<string, unknown> | undefined;
-  const extra =
-    params && Array.isArray(params.allowedValues)
-      ? ` (allowed: ${(params.allowedValues as unknown[]).join(', ')})`
-      : params && typeof params.additionalProperty === 'string'
-        ? ` (${params.additionalProperty})`
-        : '';
-  return `${path} ${first.message ?? 'is invalid'}${extra}`;
+  const extra = params && typeof params.additionalProperty === 'string' ? ` (${params.additionalProperty})` : '';
+  return `${pathOf(first.instancePath)} ${first.message ?? 'is invalid'}${extra}`;
 }
 
 export function errorHandler(raw: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // A full disk that no write site named (a folder being created, say) still gets its 507.
-  const err = asStorageError(raw, { what: 'a file for this request' });
+  // A Redis outage is a 503 the client may retry, never a 500.
+  const err = asUnavailableError(asStorageError(raw, { what: 'a file for this request' }));
   const status = statusOf(err);
   try {
     if (status >= 500 && !isWarrenError(err)) {
@@ -59,7 +73,7 @@ export function errorHandler(raw: FastifyError, request: FastifyRequest, reply: 
     }
     // A Warren 5xx (a full disk, a lock to retry) is the server's trouble, if a passing one: worth a warning.
     request.log[status >= 500 ? 'warn' : 'info']({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
-    const detail = 'validation' in err && err.validation ? validationDetail(err) : err.message || 'Bad request';
+    const detail = 'validation' in err && err.validation ? validationDetail(err, request) : err.message || 'Bad request';
     void reply.code(status).send({ detail });
   } catch (inner) {
     request.log.error({ err: inner }, 'error handler failed');

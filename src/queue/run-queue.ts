@@ -23,7 +23,18 @@ export interface RunDispatcher {
   dispatch(threadId: string, runId: string, startsAt?: number): Promise<void>;
   /** Makes a delayed run's job due now (a cancelled run must not wait out its delay). */
   promote(runId: string): Promise<void>;
-  close(): Promise<void>;
+  /** `force`: drop the connection without a goodbye to Redis (it is not there to answer one). */
+  close(force?: boolean): Promise<void>;
+}
+
+/**
+ * Drops a BullMQ connection without waiting: its `disconnect()` waits for an 'end' that ioredis
+ * does not emit for a connection between two reconnect attempts, so a Redis outage would hold
+ * the caller for ever. The process is on its way out; nothing is left to wait for.
+ */
+export function dropConnection(closeable: { disconnect(): Promise<void> }): Promise<void> {
+  closeable.disconnect().catch(() => undefined);
+  return Promise.resolve();
 }
 
 export function createRunQueue(connection: ConnectionOptions, queueName: string, log: Logger) {
@@ -58,7 +69,7 @@ export function createRunQueue(connection: ConnectionOptions, queueName: string,
         if (await job.isDelayed()) throw err;
       }
     },
-    close: () => queue.close(),
+    close: (force = false) => (force ? dropConnection(queue) : queue.close()),
   };
   return dispatcher;
 }

@@ -13,6 +13,7 @@ import { TaskTimeoutError } from '../errors.js';
 import { keys } from '../store/keys.js';
 import { connectionErrorLog } from '../store/redis.js';
 import { publishTaskCancel } from './control.js';
+import { dropConnection } from './run-queue.js';
 
 export const TaskJobSchema = Type.Object({
   thread_id: Type.String(),
@@ -57,7 +58,8 @@ export interface TaskRunOptions {
 export interface TaskDispatcher {
   /** Queues the task (or finds it already queued) and waits for its result text. */
   run(task: TaskJob, options: TaskRunOptions): Promise<string>;
-  close(): Promise<void>;
+  /** `force`: drop the connections without a goodbye to Redis (it is not there to answer one). */
+  close(force?: boolean): Promise<void>;
 }
 
 export function createTaskDispatcher(connection: ConnectionOptions, runQueueName: string, control: Redis, log: Logger): TaskDispatcher {
@@ -110,7 +112,11 @@ export function createTaskDispatcher(connection: ConnectionOptions, runQueueName
         progressListeners.delete(jobId);
       }
     },
-    async close() {
+    async close(force = false) {
+      if (force) {
+        await Promise.all([dropConnection(events), dropConnection(queue)]);
+        return;
+      }
       await events.close();
       await queue.close();
     },

@@ -21,6 +21,11 @@ export interface SpawnRedisOptions {
   confPath?: string;
   /** Extra `--name value` overrides, e.g. `{appendonly: 'no'}` for throwaway test servers. */
   overrides?: Record<string, string>;
+  /**
+   * Its own process group: a Ctrl-C in the terminal then reaches the API and the workers but not
+   * Redis, which must outlive them so that they can hand their runs back.
+   */
+  detached?: boolean;
 }
 
 export function hasRedisServer(): boolean {
@@ -37,6 +42,22 @@ export async function freePort(): Promise<number> {
       const port = typeof address === 'object' && address ? address.port : 0;
       server.close(() => resolve(port));
     });
+  });
+}
+
+/** Throws a ConfigError in one line when something already listens on host:port. */
+export async function assertPortFree(host: string, port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'EADDRINUSE'
+          ? new ConfigError(`Port ${port} on ${host} is already in use (another Warren?): stop it or set PORT to a free port.`)
+          : err,
+      ),
+    );
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve()));
   });
 }
 
@@ -70,7 +91,7 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<RedisProce
   const port = options.port ?? (await freePort());
   const args = [options.confPath ?? PROJECT_REDIS_CONF, '--port', String(port), '--dir', options.dataDir];
   for (const [name, value] of Object.entries(options.overrides ?? {})) args.push(`--${name}`, value);
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
   let output = '';
   child.stdout?.on('data', (b: Buffer) => (output = (output + b.toString()).slice(-4000)));
   child.stderr?.on('data', (b: Buffer) => (output = (output + b.toString()).slice(-4000)));

@@ -387,13 +387,16 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     async close() {
       if (closed) return;
       closed = true;
+      // No reader ever ran: no wake stream was written. A reader that is not connected says
+      // Redis is away, and no clean-up would reach it.
+      const nothingToRemove = connection === null || connection.status !== 'ready';
       // Disconnecting aborts the pending XREAD BLOCK at once.
       connection?.disconnect();
       for (const watch of [...watches.values()]) for (const sub of [...watch.subs]) finish(sub);
       watches.clear();
       pages.clear();
       // Closing with Redis away: the wake stream is one small key, left to its owner's next start.
-      await streams.removeWakeStream(wake).catch(() => undefined);
+      if (!nothingToRemove) await streams.removeWakeStream(wake).catch(() => undefined);
     },
   };
 }

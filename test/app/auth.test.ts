@@ -79,14 +79,23 @@ async function expect401(res: Response, detail = /Missing API key/): Promise<voi
   expect(body.detail).toMatch(detail);
 }
 
+const PROBES = ['/ok', '/health', '/ready'];
+
 describe('with API keys set', () => {
   it('lets /ok through without a key, for GET and HEAD', async () => {
     expect((await fetch(`${stack.url}/ok`)).status).toBe(200);
     expect((await fetch(`${stack.url}/ok`, { method: 'HEAD' })).status).toBe(200);
   });
 
+  it('lets the other probes (/health, /ready) through without a key too', async () => {
+    expect((await fetch(`${stack.url}/health`)).status).toBe(200);
+    expect([200, 503]).toContain((await fetch(`${stack.url}/ready`)).status);
+    expect((await fetch(`${stack.url}/ready`)).status).not.toBe(401);
+  });
+
   it('answers every other operation of the OpenAPI document with 401 {detail} without a key or with a wrong one', async () => {
-    const ops = (await operations()).filter((op) => op.url !== '/ok');
+    // Load balancers' and orchestrators' probes carry no credentials.
+    const ops = (await operations()).filter((op) => !PROBES.includes(op.url));
     expect(ops.length).toBeGreaterThan(40);
     for (const { method, url } of ops) {
       const body = ['POST', 'PUT', 'PATCH'].includes(method) ? '{}' : undefined;
@@ -260,7 +269,7 @@ describe('key configuration', () => {
     expect(parseAppConfig({}, {}).auth.api_keys).toEqual([]);
     expect(parseAppConfig({ auth: { api_keys: ['$WARREN_KEY'] } }, { WARREN_KEY: KEY }).auth.api_keys).toEqual([KEY]);
     expect(() => parseAppConfig({ auth: { api_keys: ['$WARREN_KEY'] } }, {})).toThrow(/auth\.api_keys\[0\].*WARREN_KEY/);
-    expect(() => parseAppConfig({ auth: { api_keys: ['$WARREN_KEY'] } }, { WARREN_KEY: '' })).toThrow(/auth\/api_keys\/0/);
-    expect(() => parseAppConfig({ auth: { api_keys: ['too short'] } }, {})).toThrow(/auth\/api_keys\/0/);
+    expect(() => parseAppConfig({ auth: { api_keys: ['$WARREN_KEY'] } }, { WARREN_KEY: '' })).toThrow(/auth\.api_keys\[0\]/);
+    expect(() => parseAppConfig({ auth: { api_keys: ['too short'] } }, {})).toThrow(/auth\.api_keys\[0\]/);
   });
 });

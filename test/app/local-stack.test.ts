@@ -1,12 +1,20 @@
 // `npm start`'s local stack: it spawns Redis when none answers, serves /ok, and leaves no
-// process behind when it is stopped, even when only its parent shell gets the signal.
+// process behind when it is stopped, even when only its parent shell gets the signal. Ctrl-C
+// (SIGINT to the terminal's whole process group) stops the API and the worker first, so the
+// worker hands its run back while Redis still answers, and Redis last. A taken port stops it
+// before it starts anything.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { freePort } from '../../src/store/redis-process.js';
 import { buildDist } from '../support/cluster.js';
+import { startScriptedOpenAI } from '../support/scripted-openai.js';
+import { trackedDir } from '../support/leftovers.js';
+import { testGraphs } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
@@ -14,7 +22,7 @@ let home: string;
 
 beforeAll(() => {
   buildDist();
-  home = mkdtempSync(path.join(tmpdir(), 'warren-local-'));
+  home = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-local-')));
 }, 180_000);
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
@@ -65,6 +73,20 @@ async function startLocalStack(): Promise<{ shell: ChildProcess; port: number }>
   return { shell, port };
 }
 
+/** Stops whatever a test left running: every process of a stack, by its own id. */
+const started: number[] = [];
+afterEach(() => {
+  for (const pid of started.splice(0)) {
+    for (const p of [pid, ...descendants(pid)]) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+});
+
 describe('local stack', () => {
   it('spawns Redis, serves /ok, and leaves nothing behind when its parent is terminated', async () => {
     const { shell, port } = await startLocalStack();
@@ -82,5 +104,97 @@ describe('local stack', () => {
     const stackPid = tree[0] as number;
     process.kill(stackPid, 'SIGTERM');
     await waitFor(async () => tree.every((pid) => !alive(pid)), 'every process of the stack to exit', 30_000);
+  });
+
+  it('on Ctrl-C stops the worker first, which hands its run back, and Redis last; the run completes after a restart', async () => {
+    // The first answer streams slowly enough to be cut by the Ctrl-C; the one after the restart is quick.
+    const llm = await startScriptedOpenAI((_request, index) =>
+      index === 0 ? { content: `${'slow '.repeat(300)}end`, delayMs: 50 } : { content: 'resumed answer', delayMs: 0 },
+    );
+    try {
+      const configFile = path.join(home, 'ctrl-c.yaml');
+      writeFileSync(configFile, stringify({ graphs: testGraphs('chat') }));
+      const port = await freePort();
+      const redisPort = await freePort();
+      const output: string[] = [];
+      const start = () => {
+        // Its own process group, as a terminal gives `npm start`: the group is what Ctrl-C signals.
+        const stack = spawn(process.execPath, ['dist/src/cli/local-stack.js'], {
+          cwd: root,
+          detached: true,
+          env: {
+            ...process.env,
+            PORT: String(port),
+            HOST: '127.0.0.1',
+            REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+            WARREN_HOME: home,
+            WARREN_CONFIG: configFile,
+            WARREN_TEST_OPENAI_URL: llm.url,
+            LOG_LEVEL: 'info',
+            LOG_FORMAT: 'json',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        started.push(stack.pid as number);
+        stack.stdout?.on('data', (b: Buffer) => output.push(b.toString()));
+        stack.stderr?.on('data', (b: Buffer) => output.push(b.toString()));
+        return stack;
+      };
+      const api = `http://127.0.0.1:${port}/api/langgraph`;
+      const post = async (url: string, body: unknown) =>
+        (await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(body) })).json() as Promise<Record<string, string>>;
+      const status = async (threadId: string, runId: string) => (await (await fetch(`${api}/threads/${threadId}/runs/${runId}`)).json()) as { status: string };
+
+      let stack = start();
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ok`).catch(() => null))?.ok, 'the stack to answer /ok', 60_000);
+      const { thread_id: threadId } = await post(`${api}/threads`, {});
+      const { run_id: runId } = await post(`${api}/threads/${threadId}/runs`, {
+        assistant_id: 'chat',
+        input: { messages: [{ role: 'user', content: 'question' }] },
+      });
+      await waitFor(async () => llm.requests.length > 0 && (await status(threadId as string, runId as string)).status === 'running', 'the run to be answering');
+
+      const tree = [stack.pid as number, ...descendants(stack.pid as number)];
+      const stoppedAt = performance.now();
+      process.kill(-(stack.pid as number), 'SIGINT');
+      await waitFor(async () => tree.every((pid) => !alive(pid)), 'every process of the stack to exit', 30_000);
+      console.log(`[local stack] Ctrl-C stopped ${tree.length} processes in ${Math.round(performance.now() - stoppedAt)} ms`);
+      const log = output.join('');
+      expect(log).toContain('run handed back on shutdown');
+      expect(log).not.toContain('did not stop within');
+
+      stack = start();
+      await waitFor(async () => (await status(threadId as string, runId as string).catch(() => ({ status: '' }))).status === 'success', 'the handed-back run to complete after the restart', 60_000);
+      const tree2 = [stack.pid as number, ...descendants(stack.pid as number)];
+      process.kill(stack.pid as number, 'SIGTERM');
+      await waitFor(async () => tree2.every((pid) => !alive(pid)), 'every process of the restarted stack to exit', 30_000);
+    } finally {
+      await llm.close();
+    }
+  }, 180_000);
+
+  it('refuses a taken port in one line before it starts anything', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as net.AddressInfo).port;
+      const redisPort = await freePort();
+      const stack = spawn(process.execPath, ['dist/src/cli/local-stack.js'], {
+        cwd: root,
+        env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`, WARREN_HOME: home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      started.push(stack.pid as number);
+      let stdout = '';
+      let stderr = '';
+      stack.stdout?.on('data', (b: Buffer) => (stdout += b.toString()));
+      stack.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
+      const code = await new Promise<number | null>((resolve) => stack.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(stdout).toBe('');
+      expect(stderr.trim().split('\n')).toEqual([`[warren] Port ${port} on 127.0.0.1 is already in use (another Warren?): stop it or set PORT to a free port.`]);
+    } finally {
+      taken.close();
+    }
   });
 });

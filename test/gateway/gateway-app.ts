@@ -6,11 +6,13 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { DestinationStream } from 'pino';
 import { stringify } from 'yaml';
 import { createApiServer, type ApiServer } from '../../src/api-server.js';
 import type { EnvConfig } from '../../src/config/env.js';
 import { PROJECT_SKILLS_DIR } from '../../src/config/paths.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
+import { trackedDir } from '../support/leftovers.js';
 import { testEnv } from '../support/stack.js';
 import type { GatewaySettings } from '../../src/gateway/gateway-deps.js';
 import type { FileLockSettings } from '../../src/store/file-locks.js';
@@ -35,21 +37,24 @@ export interface GatewayAppOptions {
   home?: string;
   /** Shorter waits for the locks on shared files. */
   fileLocks?: Partial<FileLockSettings>;
+  /** Receives the API's log lines, at debug level. */
+  logStream?: DestinationStream;
 }
 
 export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<GatewayApp> {
-  const home = options.home ?? mkdtempSync(path.join(tmpdir(), 'warren-gateway-'));
+  const home = options.home ?? trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-gateway-')));
   const skillsDir = path.join(home, 'skills');
   mkdirSync(path.join(skillsDir, 'public'), { recursive: true });
   if (options.withPublicSkills) cpSync(path.join(PROJECT_SKILLS_DIR, 'public'), path.join(skillsDir, 'public'), { recursive: true });
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify({ ...options.config, skills: { path: './skills' } }));
-  const env = testEnv(home, { workerConcurrency: 1, instanceId: 'test-gateway' });
+  const env = testEnv(home, { workerConcurrency: 1, instanceId: 'test-gateway', ...(options.logStream ? { logLevel: 'debug' } : {}) });
   const api = await createApiServer({
     env,
     loaded: loadAppConfig({ WARREN_CONFIG: configFile }),
     ...(options.gateway ? { gateway: options.gateway } : {}),
     ...(options.fileLocks ? { fileLocks: options.fileLocks } : {}),
+    ...(options.logStream ? { logStream: options.logStream } : {}),
   });
   let address: Promise<string> | undefined;
   return {

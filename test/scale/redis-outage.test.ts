@@ -45,6 +45,8 @@ describe('a Redis outage longer than the lock', () => {
       await waitFor(
         async () => (await Promise.all(threads.map((t, i) => redis.xlen(keys.runStream(t, runs[i] as string))))).every((n) => n >= 10),
         'every run streaming',
+        // Twenty runs starting on two workers: generous, for a machine whose cores are busy.
+        120_000,
       );
     } finally {
       redis.disconnect();

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { freePort, redisAnswers, spawnRedis, type RedisProcess } from '../../src/store/redis-process.js';
+import { tracked, trackedDir } from './leftovers.js';
 import { waitFor } from './wait-for.js';
 
 export const ROOT = path.resolve(import.meta.dirname, '..', '..');
@@ -72,7 +73,7 @@ type NodeEnv = Record<string, string | undefined>;
 
 /** Starts a process from dist/; its stdout lines are kept (and passed on to ours). */
 function spawnNode(name: string, entry: string, env: NodeEnv): ClusterProcess {
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', entry)], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = tracked(spawn(process.execPath, [path.join(ROOT, 'dist', entry)], { env, stdio: ['ignore', 'pipe', 'inherit'] }));
   const lines: string[] = [];
   let partial = '';
   child.stdout?.on('data', (chunk: Buffer) => {
@@ -141,12 +142,13 @@ export async function startApiReplicas(options: { apis: number; redisUrl: string
 }
 
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
-  const home = mkdtempSync(path.join(tmpdir(), 'warren-cluster-'));
+  const home = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-cluster-')));
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify(options.config));
   const redisDir = path.join(home, 'redis');
   const redisPort = await freePort();
   let redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
+  tracked(redis.child);
   const env = deploymentEnv(redis.url, home, configFile, { WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16) });
 
   const apis: ClusterProcess[] = [];
@@ -176,7 +178,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const conf = path.join(nginxDir, 'nginx.conf');
     writeFileSync(conf, nginxConfig(readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8'), listen, apis.map((a) => a.port as number), nginxDir));
     let nginxFailed: Error | undefined;
-    nginx = spawn('nginx', ['-p', nginxDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    nginx = tracked(spawn('nginx', ['-p', nginxDir, '-c', conf, '-g', 'daemon off;'], { stdio: ['ignore', 'inherit', 'inherit'] }));
     nginx.once('error', (err) => (nginxFailed = err));
     url = `http://127.0.0.1:${listen}`;
     await waitFor(async () => {
@@ -202,6 +204,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       await redis.stop();
       if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
       redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
+      tracked(redis.child);
       await waitFor(() => redisAnswers(redis.url), 'redis to answer again');
     },
     stop,

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { spawnRedis } from '../../src/store/redis-process.js';
+import { sweepLeftovers } from './leftovers.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -23,7 +24,24 @@ async function dockerAnswers(): Promise<boolean> {
   }
 }
 
+/** Removes what tests left behind (see leftovers.ts), and says so in one line if anything was. */
+function sweep(dir: string): void {
+  const { processes, dirs } = sweepLeftovers(path.join(dir, 'leftovers.jsonl'));
+  rmSync(dir, { recursive: true, force: true });
+  if (processes + dirs > 0) console.log(`[warren tests] removed what failed tests left behind: ${processes} process(es), ${dirs} folder(s)`);
+}
+
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const leftovers = mkdtempSync(path.join(tmpdir(), 'warren-test-run-'));
+  project.provide('leftoversFile', path.join(leftovers, 'leftovers.jsonl'));
+  const teardown = await setupRedis(project);
+  return async () => {
+    sweep(leftovers);
+    await teardown();
+  };
+}
+
+async function setupRedis(project: TestProject): Promise<() => Promise<void>> {
   const given = process.env.REDIS_URL_TEST;
   if (given) {
     project.provide('redisUrl', given);

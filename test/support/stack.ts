@@ -13,6 +13,7 @@ import { createApiServer, type ApiServer, type ApiServerOptions } from '../../sr
 import type { EnvConfig } from '../../src/config/env.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { createWorkerProcess, type WorkerProcess } from '../../workers/worker-process.js';
+import { trackedDir } from './leftovers.js';
 
 export const GRAPHS_MODULE = fileURLToPath(new URL('../fixtures/graphs/test-graphs.ts', import.meta.url));
 
@@ -72,7 +73,7 @@ export function testEnv(home: string, overrides: Partial<EnvConfig> = {}): EnvCo
 }
 
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
-  const home = mkdtempSync(path.join(tmpdir(), 'warren-stack-'));
+  const home = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-stack-')));
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify(options.config ?? {}));
   const env = testEnv(home, {

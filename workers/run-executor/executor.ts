@@ -57,11 +57,24 @@ interface Settlement {
   error?: { error: string; message: string };
 }
 
+/**
+ * LangGraph's own message tells a JavaScript caller to set `recursionLimit`; an HTTP client sets
+ * `config.recursion_limit` in the run request, and the operator the default in config.yaml.
+ */
+function recursionMessage(original: string): string {
+  const limit = /limit of (\d+)/.exec(original)?.[1];
+  return (
+    `Recursion limit${limit ? ` of ${limit}` : ''} reached without hitting a stop condition. ` +
+    'Raise it with "config.recursion_limit" in the run request (the default is runtime.default_recursion_limit in config.yaml).'
+  );
+}
+
 export function errorPayload(err: unknown): { error: string; message: string } {
   if (err instanceof RunError) return { error: err.errorName, message: err.message };
   if (isLineageRefusal(err)) {
     return { error: 'CheckpointConflict', message: `The thread's state changed under the run: ${(err as Error).message.slice('LINEAGE '.length)}` };
   }
+  if (err instanceof Error && err.name === 'GraphRecursionError') return { error: err.name, message: recursionMessage(err.message) };
   if (err instanceof Error) return { error: err.name || 'Error', message: err.message || String(err) };
   return { error: 'Error', message: typeof err === 'string' ? err : JSON.stringify(err) };
 }
