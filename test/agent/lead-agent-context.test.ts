@@ -87,7 +87,7 @@ describe('lead agent context', () => {
     const form = new FormData();
     form.append('files', new Blob([png]), 'dot.png');
     expect((await fetch(`${stack.url}/api/threads/${id}/uploads`, { method: 'POST', body: form })).status).toBe(200);
-    script.lead.push({ tool_calls: [{ name: 'view_image', args: { path: '/mnt/user-data/uploads/dot.png' } }] }, { content: 'A single dot.' });
+    script.lead.push({ tool_calls: [{ name: 'view_image', args: { image_path: '/mnt/user-data/uploads/dot.png' } }] }, { content: 'A single dot.' });
     await run(id, 'what is in the picture?');
     const second = script.leadRequests(llm.requests)[1];
     const withImage = second?.messages.find((m) => JSON.stringify(m.content).includes('data:image/png;base64,'));

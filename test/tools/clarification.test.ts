@@ -42,10 +42,19 @@ describe('ask_clarification', () => {
     const config = { configurable: { thread_id: threadId } };
     const graph = buildGraph();
 
-    const first = await graph.invoke({ messages: [askingMessage({ question: 'Which colour?', options: ['red', 'blue'], context: 'The brief names none.' })] }, config);
+    const first = await graph.invoke(
+      { messages: [askingMessage({ question: 'Which colour?', options: ['red', 'blue'], context: 'The brief names none.', clarification_type: 'approach_choice' })] },
+      config,
+    );
     const interrupts = (first as { __interrupt__?: Array<{ value: unknown }> }).__interrupt__;
     expect(interrupts).toHaveLength(1);
-    expect(interrupts?.[0]?.value).toEqual({ type: 'clarification', question: 'Which colour?', options: ['red', 'blue'], context: 'The brief names none.' });
+    expect(interrupts?.[0]?.value).toEqual({
+      type: 'clarification',
+      question: 'Which colour?',
+      options: ['red', 'blue'],
+      context: 'The brief names none.',
+      clarification_type: 'approach_choice',
+    });
     const paused = await graph.getState(config);
     expect(paused.next).toEqual(['tools']);
 

@@ -136,6 +136,12 @@ describe('write_file', () => {
     expect((await readdir(path.join(t.files.areaDir(A, 'outputs'), 'deep', 'er'))).filter((n) => n.startsWith('.warren-tmp-'))).toEqual([]);
   });
 
+  it("appends with DeerFlow's append flag, creating the file when missing", async () => {
+    expect(await call('write_file', { path: '/mnt/user-data/workspace/log.txt', content: 'one\n', append: true })).toBe('Appended 4 bytes to /mnt/user-data/workspace/log.txt.');
+    await call('write_file', { path: '/mnt/user-data/workspace/log.txt', content: 'two\n', append: true });
+    expect(await readFile(path.join(t.files.areaDir(A, 'workspace'), 'log.txt'), 'utf8')).toBe('one\ntwo\n');
+  });
+
   it('refuses uploads, skills, escapes and folders', async () => {
     await expect(call('write_file', { path: '/mnt/user-data/uploads/report.md', content: 'x' })).rejects.toThrow(/read-only/);
     await expect(call('write_file', { path: '/mnt/skills/public/demo/SKILL.md', content: 'x' })).rejects.toThrow(/read-only/);

@@ -83,7 +83,7 @@ describe('present_files', () => {
 
 describe('view_image', () => {
   it('returns the image as a data URL content block inside the tool message', async () => {
-    const message = await callToolWithId(viewImage, { path: '/mnt/user-data/outputs/charts/pie.png' }, A, 'call_img');
+    const message = await callToolWithId(viewImage, { image_path: '/mnt/user-data/outputs/charts/pie.png' }, A, 'call_img');
     expect(message).toBeInstanceOf(ToolMessage);
     const content = (message as ToolMessage).content as Array<{ type: string; text?: string; image_url?: { url: string } }>;
     expect(content[0]).toEqual({ type: 'text', text: `Image /mnt/user-data/outputs/charts/pie.png (image/png, ${PNG.length} bytes):` });
@@ -91,11 +91,11 @@ describe('view_image', () => {
   });
 
   it('refuses files that are not images, too large, or outside the sandbox', async () => {
-    await expect(callTool(viewImage, { path: '/mnt/user-data/workspace/fake.png' }, A)).rejects.toThrow(/is not a PNG, JPEG, GIF or WebP image/);
-    await expect(callTool(viewImage, { path: '/mnt/user-data/workspace/huge.png' }, A)).rejects.toThrow(/at most 5242880/);
-    await expect(callTool(viewImage, { path: '/mnt/user-data/outputs/charts' }, A)).rejects.toThrow(/is not a file/);
-    await expect(callTool(viewImage, { path: '/mnt/user-data/outputs/none.png' }, A)).rejects.toThrow(/does not exist/);
-    await expect(callTool(viewImage, { path: '/usr/share/pixmaps/debian-logo.png' }, A)).rejects.toThrow(/outside the sandbox/);
+    await expect(callTool(viewImage, { image_path: '/mnt/user-data/workspace/fake.png' }, A)).rejects.toThrow(/is not a PNG, JPEG, GIF or WebP image/);
+    await expect(callTool(viewImage, { image_path: '/mnt/user-data/workspace/huge.png' }, A)).rejects.toThrow(/at most 5242880/);
+    await expect(callTool(viewImage, { image_path: '/mnt/user-data/outputs/charts' }, A)).rejects.toThrow(/is not a file/);
+    await expect(callTool(viewImage, { image_path: '/mnt/user-data/outputs/none.png' }, A)).rejects.toThrow(/does not exist/);
+    await expect(callTool(viewImage, { image_path: '/usr/share/pixmaps/debian-logo.png' }, A)).rejects.toThrow(/outside the sandbox/);
   });
 
   it('recognises images by their bytes', () => {
@@ -109,7 +109,7 @@ describe('view_image', () => {
 
 describe('liftToolImages', () => {
   it('moves images out of tool messages into one user message after the tool-message run', async () => {
-    const image = await callToolWithId(viewImage, { path: '/mnt/user-data/outputs/charts/pie.png' }, A, 'call_a');
+    const image = await callToolWithId(viewImage, { image_path: '/mnt/user-data/outputs/charts/pie.png' }, A, 'call_a');
     const messages = [
       new AIMessage({ content: '', tool_calls: [{ id: 'call_a', name: 'view_image', args: {} }, { id: 'call_b', name: 'ls', args: {} }] }),
       image as ToolMessage,

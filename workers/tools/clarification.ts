@@ -10,6 +10,13 @@ export const ClarificationRequestSchema = Type.Object({
   question: Type.String({ minLength: 1, description: 'The question for the user, self-contained and specific.' }),
   options: Type.Optional(Type.Array(Type.String(), { maxItems: 10, description: 'Answers the user may pick from, when there are a few clear ones.' })),
   context: Type.Optional(Type.String({ description: 'Why you are asking: what is ambiguous or missing.' })),
+  /** DeerFlow's kinds of question; its UI may style them apart. */
+  clarification_type: Type.Optional(
+    Type.Union(
+      ['missing_info', 'ambiguous_requirement', 'approach_choice', 'risk_confirmation', 'suggestion'].map((kind) => Type.Literal(kind)),
+      { description: 'What kind of question it is.' },
+    ),
+  ),
 });
 export type ClarificationRequest = Static<typeof ClarificationRequestSchema>;
 
@@ -19,6 +26,7 @@ export interface ClarificationInterrupt {
   question: string;
   options: string[];
   context?: string;
+  clarification_type?: string;
 }
 
 /** The resume value as text: a string as is, `{answer}` unwrapped, anything else as JSON. */
@@ -37,8 +45,14 @@ export function createClarificationTool(): StructuredToolInterface {
         'Ask the user a question and wait for the answer. Use it when the request is ambiguous or lacks information you cannot find yourself, before doing work that depends on it. The answer comes back as this tool\'s result.',
       schema: ClarificationRequestSchema,
     },
-    async ({ question, options, context }) => {
-      const request: ClarificationInterrupt = { type: 'clarification', question, options: options ?? [], ...(context ? { context } : {}) };
+    async ({ question, options, context, clarification_type: kind }) => {
+      const request: ClarificationInterrupt = {
+        type: 'clarification',
+        question,
+        options: options ?? [],
+        ...(context ? { context } : {}),
+        ...(kind ? { clarification_type: kind } : {}),
+      };
       return answerText(interrupt(request));
     },
   );

@@ -6,7 +6,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Type } from 'typebox';
-import { BadRequestError, ForbiddenError, PayloadTooLargeError } from '../../src/errors.js';
+import { BadRequestError, errnoCode, ForbiddenError, PayloadTooLargeError } from '../../src/errors.js';
 import { isTempName, writeFileAtomic } from '../../src/store/thread-files.js';
 import { describeFsError, type ResolvedPath, type VirtualFs } from '../sandbox/virtual-fs.js';
 import { defineTool, threadIdOf } from './define-tool.js';
@@ -124,7 +124,8 @@ function createReadFileTool(vfs: VirtualFs): StructuredToolInterface {
 function createWriteFileTool(vfs: VirtualFs): StructuredToolInterface {
   const schema = Type.Object({
     path: Type.String({ description: 'Absolute virtual path under /mnt/user-data/outputs or /mnt/user-data/workspace.' }),
-    content: Type.String({ description: 'The whole new content of the file.' }),
+    content: Type.String({ description: 'The whole new content of the file, or what to add at its end with append.' }),
+    append: Type.Optional(Type.Boolean({ description: 'Add content at the end of the file instead of replacing it (default false).' })),
   });
   return defineTool(
     {
@@ -132,14 +133,16 @@ function createWriteFileTool(vfs: VirtualFs): StructuredToolInterface {
       description: 'Create or overwrite a text file. Missing folders are created. Put results meant for the user in /mnt/user-data/outputs, scratch work in /mnt/user-data/workspace; uploads and skills are read-only.',
       schema,
     },
-    async ({ path: virtualPath, content }, config) => {
+    async ({ path: virtualPath, content, append }, config) => {
       const target = await vfs.resolveForWrite(threadIdOf(config), virtualPath);
       try {
-        await writeFileAtomic(target.real, content, { what: target.virtual });
+        // Appending rewrites the whole file atomically too: a reader never sees half of it.
+        const before = append ? await readFile(target.real, 'utf8').catch((err: unknown) => (errnoCode(err) === 'ENOENT' ? '' : Promise.reject(err))) : '';
+        await writeFileAtomic(target.real, before + content, { what: target.virtual });
       } catch (err) {
         throw describeFsError(err, target.virtual);
       }
-      return `Wrote ${Buffer.byteLength(content, 'utf8')} bytes to ${target.virtual}.`;
+      return `${append ? 'Appended' : 'Wrote'} ${Buffer.byteLength(content, 'utf8')} bytes to ${target.virtual}.`;
     },
   );
 }

@@ -28,7 +28,8 @@ export type ImageToolContent = [{ type: 'text'; text: string }, { type: 'image_u
 export function createViewImageTool(deps: { files: ThreadFiles; skillsDir: string }): StructuredToolInterface {
   const vfs = createVirtualFs(deps);
   const schema = Type.Object({
-    path: Type.String({ description: 'Absolute virtual path of a PNG, JPEG, GIF or WebP image, e.g. /mnt/user-data/uploads/chart.png.' }),
+    // DeerFlow's name for it, so that a model prompted the DeerFlow way calls it right.
+    image_path: Type.String({ description: 'Absolute virtual path of a PNG, JPEG, GIF or WebP image, e.g. /mnt/user-data/uploads/chart.png.' }),
   });
   return defineTool(
     {
@@ -36,7 +37,7 @@ export function createViewImageTool(deps: { files: ThreadFiles; skillsDir: strin
       description: `Look at an image file (PNG, JPEG, GIF or WebP, at most ${VIEW_IMAGE_MAX_BYTES / 1024 / 1024} MiB) from the thread's files.`,
       schema,
     },
-    async ({ path: virtualPath }, config): Promise<ImageToolContent> => {
+    async ({ image_path: virtualPath }, config): Promise<ImageToolContent> => {
       const resolved = await vfs.resolveExisting(threadIdOf(config), virtualPath);
       let bytes: Buffer;
       try {
