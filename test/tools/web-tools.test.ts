@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebConfig } from '../../src/config/app-config.schemas.js';
-import { assertPublicHost, isPrivateAddress } from '../../workers/tools/web-guard.js';
+import { assertPublicHost, isPublicAddress } from '../../src/net/outbound-guard.js';
 import { createWebTools } from '../../workers/tools/web-tools.js';
 import { findTool } from '../sandbox/support.js';
 
@@ -136,13 +136,35 @@ describe('web_fetch', () => {
     const guarded = findTool(createWebTools(web()), 'web_fetch');
     await expect(guarded.invoke({ url: `${base}/text` })).rejects.toThrow(/127\.0\.0\.1 is a local or private address/);
     await expect(guarded.invoke({ url: `http://localhost:${new URL(base).port}/text` })).rejects.toThrow(/localhost is a local or private address/);
-    for (const address of ['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1']) {
-      expect(isPrivateAddress(address), address).toBe(true);
+    const local = [
+      '127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '255.255.255.255', '224.0.0.1',
+      '::', '::1', 'fe80::1', 'fd00::1', 'fd00:ec2::254', 'ff02::1',
+      // IPv6 forms that carry a local IPv4 address.
+      '::ffff:127.0.0.1', '::ffff:7f00:1', '::7f00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::a9fe:a9fe', '::ffff:0:7f00:1',
+      '2002:7f00:1::1', '2002:a9fe:a9fe::', '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      'not-an-address', '',
+    ];
+    for (const address of local) expect(isPublicAddress(address), address).toBe(false);
+    for (const address of ['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:1.1.1.1', '64:ff9b::101:101', '2002:101:101::1']) {
+      expect(isPublicAddress(address), address).toBe(true);
     }
-    for (const address of ['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111']) expect(isPrivateAddress(address), address).toBe(false);
     await expect(assertPublicHost(new URL('http://[::1]:8080/'))).rejects.toThrow(/private/);
     await expect(assertPublicHost(new URL('http://169.254.169.254/latest/meta-data'))).rejects.toThrow(/private/);
+    await expect(assertPublicHost(new URL('http://[::ffff:0:7f00:1]/'))).rejects.toThrow(/private/);
+    await expect(assertPublicHost(new URL('http://[64:ff9b::7f00:1]/'))).rejects.toThrow(/private/);
     await expect(assertPublicHost(new URL('http://1.1.1.1/'))).resolves.toBeUndefined();
+  });
+
+  it('connects only to the address it checked: a name that resolves public first and private next is refused', async () => {
+    const port = new URL(base).port;
+    let answers = 0;
+    // Stands in for a rebinding DNS server: the check sees a public address, the connection 127.0.0.1.
+    const resolver = (_host: string, callback: (err: Error | null, found: { address: string; family: number }[]) => void) => {
+      answers += 1;
+      callback(null, [{ address: answers === 1 ? '93.184.215.14' : '127.0.0.1', family: 4 }]);
+    };
+    const rebinding = findTool(createWebTools(web(), { resolver }), 'web_fetch');
+    await expect(rebinding.invoke({ url: `http://rebind.test:${port}/text` })).rejects.toThrow(/rebind\.test is a local or private address/);
   });
 });
 

@@ -7,9 +7,10 @@ import { gfm } from '@joplin/turndown-plugin-gfm';
 import TurndownService from 'turndown';
 import { Type } from 'typebox';
 import type { WebConfig } from '../../src/config/app-config.schemas.js';
-import { BadRequestError } from '../../src/errors.js';
+import { BadRequestError, ForbiddenError } from '../../src/errors.js';
+import { fetch, type Agent } from 'undici';
+import { assertPublicHost, guardedAgent, type Resolver } from '../../src/net/outbound-guard.js';
 import { defineTool } from './define-tool.js';
-import { assertPublicHost } from './web-guard.js';
 
 /** Characters of text one fetch returns. */
 export const WEB_FETCH_MAX_CHARS = 50_000;
@@ -19,6 +20,8 @@ const USER_AGENT = 'Mozilla/5.0 (compatible; WarrenAgent/0.1; +https://github.co
 export interface WebFetchOptions {
   /** Allow loopback and private addresses (tests, intranet deployments). Default false. */
   allowPrivateNetwork?: boolean;
+  /** Stands in for DNS (tests of rebinding); the system resolver otherwise. */
+  resolver?: Resolver;
 }
 
 interface Fetched {
@@ -58,14 +61,16 @@ async function readCapped(response: Response, maxBytes: number): Promise<{ body:
   }
 }
 
-async function download(start: URL, web: WebConfig, options: WebFetchOptions, signal?: AbortSignal): Promise<Fetched> {
+async function download(start: URL, web: WebConfig, options: WebFetchOptions, agent: Agent, signal?: AbortSignal): Promise<Fetched> {
   const timeout = AbortSignal.timeout(web.fetch_timeout_seconds * 1000);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
   let url = start;
   try {
     for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-      if (!options.allowPrivateNetwork) await assertPublicHost(url);
+      // A clear early answer; the agent checks again the address it actually connects to.
+      if (!options.allowPrivateNetwork) await assertPublicHost(url, 'web_fetch', options.resolver);
       const response = await fetch(url, {
+        dispatcher: agent,
         redirect: 'manual',
         signal: combined,
         headers: { 'user-agent': USER_AGENT, accept: 'text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5' },
@@ -85,6 +90,8 @@ async function download(start: URL, web: WebConfig, options: WebFetchOptions, si
     }
   } catch (err) {
     if (timeout.aborted) throw new BadRequestError(`${url.href} did not answer within ${web.fetch_timeout_seconds} s.`);
+    // The guarded connection refused the address the name resolved to (rebinding, say).
+    if (err instanceof Error && err.cause instanceof ForbiddenError) throw err.cause;
     if (err instanceof Error && err.name === 'TypeError') throw new BadRequestError(`Could not fetch ${url.href}: ${causeOf(err)}.`);
     throw err;
   }
@@ -160,6 +167,11 @@ function renderFetched(fetched: Fetched): string {
 }
 
 export function createWebFetchTool(web: WebConfig, options: WebFetchOptions = {}): StructuredToolInterface {
+  const agent = guardedAgent({
+    what: 'web_fetch',
+    ...(options.allowPrivateNetwork ? { allowPrivate: true } : {}),
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+  });
   const schema = Type.Object({ url: Type.String({ description: 'An http or https URL.' }) });
   return defineTool(
     {
@@ -167,6 +179,6 @@ export function createWebFetchTool(web: WebConfig, options: WebFetchOptions = {}
       description: 'Fetch a web page (http or https) and return its content as Markdown; text and JSON come back as they are. Use it to read a URL the user gave or one found with web_search.',
       schema,
     },
-    async ({ url }, config) => renderFetched(await download(parseHttpUrl(url), web, options, config.signal)),
+    async ({ url }, config) => renderFetched(await download(parseHttpUrl(url), web, options, agent, config.signal)),
   );
 }
