@@ -29,7 +29,8 @@ export interface OcrOutcome {
 const OCR_DPI = 300;
 /** Rendered pages are capped at this many pixels on their long side (memory). */
 const MAX_RENDER_SIDE = 4200;
-const MIN_IMAGE_SIDE = 200;
+/** Images smaller than this (pixels, either side) are icons and rules, not text to read. */
+export const MIN_OCR_IMAGE_SIDE = 200;
 
 /** One OCR paragraph: long lines are prose that wraps (joined, hyphenation undone); short ones keep their breaks. */
 function ocrParagraph(lines: readonly string[]): string {
@@ -39,7 +40,7 @@ function ocrParagraph(lines: readonly string[]): string {
   for (const line of lines) {
     if (text === '') text = line;
     else if (previous.length < longest * 0.7) text += `\n${line}`;
-    else if (/\p{L}-$/u.test(text) && /^\p{Ll}/u.test(line)) text = text.slice(0, -1) + line;
+    else if (/\p{L}-$/u.test(text.slice(-4)) && /^\p{Ll}/u.test(line)) text = text.slice(0, -1) + line;
     else text += ` ${line}`;
     previous = line;
   }
@@ -68,7 +69,7 @@ async function renderPage(parser: PDFParse, target: OcrTarget): Promise<Uint8Arr
 }
 
 async function pageImages(parser: PDFParse, target: OcrTarget): Promise<Uint8Array[]> {
-  const found = await parser.getImage({ partial: [target.page], imageThreshold: MIN_IMAGE_SIDE - 1, imageBuffer: true, imageDataUrl: false });
+  const found = await parser.getImage({ partial: [target.page], imageThreshold: MIN_OCR_IMAGE_SIDE - 1, imageBuffer: true, imageDataUrl: false });
   return found.pages.flatMap((p) => p.images.map((i) => i.data)).filter((d) => d.length > 0);
 }
 

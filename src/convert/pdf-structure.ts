@@ -123,7 +123,8 @@ function isHeading(line: Line, ctx: Context): boolean {
  * own there and the joined word is not ("chat-" + "optimized").
  */
 function joinLine(text: string, next: string, ctx: Context): string {
-  const hyphen = /(\p{L}+)-$/u.exec(text);
+  // Only the tail is searched: a paragraph can grow long, and a regex anchored at its end is not fast.
+  const hyphen = /(\p{L}+)-$/u.exec(text.slice(-64));
   const start = /^(\p{Ll}+)/u.exec(next);
   if (hyphen?.[1] && start?.[1]) {
     const [head, tail] = [hyphen[1].toLowerCase(), start[1].toLowerCase()];

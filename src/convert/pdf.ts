@@ -4,14 +4,12 @@
 // text joining keeps neither headings nor tables. Pages without a text layer (scans) are read by
 // OCR (ocr.ts) when it is configured; otherwise the Markdown says plainly that no text could be
 // extracted. Large images on pages with text are read by OCR too.
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
 import { InvalidPDFException, PDFParse, PasswordException } from 'pdf-parse';
 import { ConversionError } from '../errors.js';
 import { hasText, joinBlocks } from './markdown.js';
 import { ocrEngine } from './ocr.js';
 import type { OcrOptions } from './options.js';
-import { runOcr } from './pdf-ocr.js';
+import { MIN_OCR_IMAGE_SIDE, runOcr } from './pdf-ocr.js';
 import type { OcrOutcome, OcrTarget } from './pdf-ocr.js';
 import { layoutLines } from './pdf-layout.js';
 import type { PositionedText } from './pdf-layout.js';
@@ -27,49 +25,31 @@ interface PdfPage {
   commonObjs: { get(id: string): unknown };
 }
 
-interface PdfJsOps {
-  paintImageXObject: number;
-  paintInlineImageXObject: number;
-}
+/**
+ * pdf.js's operator codes for drawing an image (its OPS.paintImageXObject and
+ * OPS.paintInlineImageXObject, unchanged since pdf.js 1.0). pdf-parse does not re-export OPS, and
+ * its pdf.js copy is not ours to import; the OCR-of-images test fails if these ever move.
+ */
+const PAINT_IMAGE_OPS = new Set([85, 86]);
 
-/** Images smaller than this (pixels, either side) are icons and rules, not text to read. */
-const MIN_OCR_IMAGE_SIDE = 200;
 /** Pages with fewer characters than this count as having no text layer. */
 const MIN_PAGE_CHARS = 1;
-
-let opsPromise: Promise<PdfJsOps> | null = null;
-
-/** pdf.js's operator codes, from the copy pdf-parse loads (not another version in node_modules). */
-function pdfJsOps(): Promise<PdfJsOps> {
-  opsPromise ??= (async () => {
-    const require = createRequire(import.meta.url);
-    const pdfjsPath = createRequire(require.resolve('pdf-parse')).resolve('pdfjs-dist/legacy/build/pdf.mjs');
-    const pdfjs = (await import(pathToFileURL(pdfjsPath).href)) as { OPS: PdfJsOps };
-    return pdfjs.OPS;
-  })();
-  return opsPromise;
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
 
-/** Bold, black, heavy, semibold or medium weights, from the font's PostScript name. */
-function isBoldFont(page: PdfPage, fontName: string, cache: Map<string, boolean>): boolean {
-  const known = cache.get(fontName);
-  if (known !== undefined) return known;
-  let bold = false;
+/** Bold, black, heavy, semibold or medium weights, from the font's PostScript name; null if not loaded. */
+function fontIsBold(page: PdfPage, fontName: string): boolean | null {
   try {
     const font = page.commonObjs.get(fontName);
-    if (isRecord(font)) {
-      const name = typeof font.name === 'string' ? font.name : '';
-      bold = font.bold === true || font.black === true || /bold|black|heavy|semibold|demi|[-,]medi|\bmedium\b|[-,]bd\b/i.test(name);
-    }
+    if (!isRecord(font)) return false;
+    const name = typeof font.name === 'string' ? font.name : '';
+    return font.bold === true || font.black === true || /bold|black|heavy|semibold|demi|[-,]medi|\bmedium\b|[-,]bd\b/i.test(name);
   } catch {
-    // The font was not loaded: weight unknown, taken as regular.
+    // pdf.js has not handed this font over yet.
+    return null;
   }
-  cache.set(fontName, bold);
-  return bold;
 }
 
 interface PageScan {
@@ -81,36 +61,51 @@ interface PageScan {
   images: number;
 }
 
-async function scanPage(page: PdfPage, ops: PdfJsOps): Promise<PageScan> {
+/** Looking for images to read by OCR on pages with this much text or more is not worth a second parse. */
+const MAX_CHARS_TO_LOOK_FOR_IMAGES = 1500;
+
+function countImages(operators: { fnArray: number[]; argsArray: unknown[] }): number {
+  let images = 0;
+  operators.fnArray.forEach((fn, i) => {
+    if (!PAINT_IMAGE_OPS.has(fn)) return;
+    const args = operators.argsArray[i];
+    const [width, height] = Array.isArray(args) ? [Number(args[1]), Number(args[2])] : [0, 0];
+    if (width >= MIN_OCR_IMAGE_SIDE && height >= MIN_OCR_IMAGE_SIDE) images++;
+  });
+  return images;
+}
+
+/**
+ * One page's text items with positions and weights. Font names (and so weights) come with
+ * pdf.js's operator list, a second parse of the page: it is asked for only while the page uses a
+ * font not seen yet (font ids are the document's, so few pages pay), or, with OCR on, to find the
+ * images of a page with little text.
+ */
+async function scanPage(page: PdfPage, weights: Map<string, boolean>, lookForImages: boolean): Promise<PageScan> {
   const viewport = page.getViewport({ scale: 1 });
   const content = await page.getTextContent();
-  // The operator list loads the fonts, whose names say their weight, and lists the images.
-  const operators = await page.getOperatorList();
-  const fonts = new Map<string, boolean>();
-  const items: PositionedText[] = [];
-  let chars = 0;
-  for (const item of content.items) {
-    if (!isRecord(item) || typeof item.str !== 'string' || !Array.isArray(item.transform)) continue;
-    const [tx, ty] = [Number(item.transform[4]), Number(item.transform[5])];
-    const [x = 0, y = 0] = viewport.convertToViewportPoint(tx, ty);
-    chars += item.str.trim().length;
-    items.push({
+  const textItems = content.items.filter(
+    (item): item is Record<string, unknown> & { str: string; transform: unknown[] } =>
+      isRecord(item) && typeof item.str === 'string' && Array.isArray(item.transform),
+  );
+  const chars = textItems.reduce((n, item) => n + item.str.trim().length, 0);
+  const fontNames = new Set(textItems.map((item) => (typeof item.fontName === 'string' ? item.fontName : '')).filter(Boolean));
+  const newFonts = [...fontNames].some((name) => !weights.has(name));
+  const operators = newFonts || (lookForImages && chars < MAX_CHARS_TO_LOOK_FOR_IMAGES) ? await page.getOperatorList() : null;
+  for (const name of fontNames) if (!weights.has(name)) weights.set(name, fontIsBold(page, name) ?? false);
+  const items: PositionedText[] = textItems.map((item) => {
+    const [x = 0, y = 0] = viewport.convertToViewportPoint(Number(item.transform[4]), Number(item.transform[5]));
+    return {
       str: item.str,
       x,
       y,
       width: typeof item.width === 'number' ? item.width : 0,
       height: typeof item.height === 'number' ? item.height : 0,
       hasEOL: item.hasEOL === true,
-      bold: typeof item.fontName === 'string' && isBoldFont(page, item.fontName, fonts),
-    });
-  }
-  let images = 0;
-  operators.fnArray.forEach((fn, i) => {
-    if (fn !== ops.paintImageXObject && fn !== ops.paintInlineImageXObject) return;
-    const args = operators.argsArray[i];
-    const [width, height] = Array.isArray(args) ? [Number(args[1]), Number(args[2])] : [0, 0];
-    if (width >= MIN_OCR_IMAGE_SIDE && height >= MIN_OCR_IMAGE_SIDE) images++;
+      bold: typeof item.fontName === 'string' && weights.get(item.fontName) === true,
+    };
   });
+  const images = operators && lookForImages ? countImages(operators) : 0;
   const lines = layoutLines(items);
   return { lines: { number: page.pageNumber, height: viewport.height, lines }, width: viewport.width, chars, images };
 }
@@ -133,13 +128,13 @@ function newParser(bytes: Buffer): PDFParse {
  * Reads every page through pdf-parse's per-page step, swapped for one that keeps positions and
  * fonts. If a pdf-parse update renames that step, the conversion fails loudly, not quietly flat.
  */
-async function scanPages(parser: PDFParse): Promise<PageScan[]> {
+async function scanPages(parser: PDFParse, lookForImages: boolean): Promise<PageScan[]> {
   const target = parser as unknown as Record<string, unknown>;
   if (typeof target.getPageText !== 'function') throw new Error('pdf-parse no longer has a per-page text step.');
-  const ops = await pdfJsOps();
   const scans: PageScan[] = [];
+  const weights = new Map<string, boolean>();
   target.getPageText = async (page: PdfPage) => {
-    scans.push(await scanPage(page, ops));
+    scans.push(await scanPage(page, weights, lookForImages));
     return '';
   };
   await parser.getText({ pageJoiner: '' });
@@ -197,9 +192,9 @@ function assemble(scans: readonly PageScan[], ocr: OcrOutcome | null): string {
 }
 
 async function convert(parser: PDFParse, label: string, ocrOptions: OcrOptions | false | undefined): Promise<string> {
-  const scans = await scanPages(parser);
-  if (scans.length === 0) throw new ConversionError(`${label} is a PDF with no pages.`);
   const engine = ocrEngine(ocrOptions);
+  const scans = await scanPages(parser, engine !== null);
+  if (scans.length === 0) throw new ConversionError(`${label} is a PDF with no pages.`);
   const targets = engine ? ocrTargets(scans) : [];
   const ocr = engine && targets.length > 0 ? await runOcr(parser, engine, targets) : null;
   const body = assemble(scans, ocr);

@@ -126,6 +126,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
       }
       // Earlier documents that now share a stem with a new upload (or no longer do) follow the rule.
       const moves = renameConversions(index, uploads);
+      for (const [from, to] of moves) notes.push(`${from} is now ${to}: another upload shares its name's stem.`);
       written.push(await stageConversionIndex(files, threadId, index));
       // The lock is still ours (and renewed): what follows is not a stale holder's.
       await confirm();

@@ -1,34 +1,13 @@
 // PDF structure from documents we build with known layout (test/fixtures/documents/src/pdf-builder.ts):
 // headings with levels, joined paragraphs, lists, borderless tables, running headers and page
 // numbers; OCR of a scanned page the test renders; and workbooks with no values.
-import { createCanvas } from '@napi-rs/canvas';
 import * as XLSX from '@e965/xlsx';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
 import { createSandbox } from '../../src/convert/sandbox.js';
 import { buildPdf, reportPdf } from '../fixtures/documents/src/pdf-builder.js';
+import { SCAN_HEIGHT, SCAN_WIDTH, scannedJpeg, scannedPdf } from '../fixtures/documents/src/scan.js';
 import { HAS_TESSERACT } from './support.js';
-
-// 150 dpi of a US Letter page.
-const [SCAN_WIDTH, SCAN_HEIGHT] = [1275, 1650];
-
-/** A page-sized JPEG with these lines of text in black on white, like a scanner's output. */
-function scannedJpeg(lines: readonly string[]): Buffer {
-  const [width, height] = [SCAN_WIDTH, SCAN_HEIGHT];
-  const canvas = createCanvas(width, height);
-  const ctx = canvas.getContext('2d');
-  ctx.fillStyle = '#ffffff';
-  ctx.fillRect(0, 0, width, height);
-  ctx.fillStyle = '#000000';
-  ctx.font = '40px sans-serif';
-  lines.forEach((line, i) => ctx.fillText(line, 150, 250 + i * 70));
-  return canvas.toBuffer('image/jpeg', 95);
-}
-
-/** A PDF of scanned pages (images only, no text layer), one per entry. */
-function scannedPdf(...pages: (readonly string[])[]): Buffer {
-  return buildPdf(pages.map((lines) => ({ image: { data: scannedJpeg(lines), width: SCAN_WIDTH, height: SCAN_HEIGHT } })));
-}
 
 const SCAN_LINES = ['Harbour inspection notes', 'Berth seven needs new fenders', 'Signed by the harbour master'];
 
@@ -97,6 +76,14 @@ describe.runIf(HAS_TESSERACT)('OCR of scanned pages (Tesseract)', () => {
     const markdown = await sandbox.convert(scannedPdf(SCAN_LINES), 'scan.pdf', { ocr: { languages: ['eng'] }, timeoutMs: 120_000 });
     expect(markdown).toContain('recognised by OCR');
     expect(markdown).toContain('Berth seven needs new fenders');
+  });
+
+  it('reads a large image on a page that also has text, after that page\'s text', async () => {
+    const image = { data: scannedJpeg(['Chart legend: tide gauge readings']), width: SCAN_WIDTH, height: SCAN_HEIGHT };
+    const pdf = buildPdf([{ image, texts: [{ text: 'Figure 3 shows the gauges.', x: 72, y: 700, size: 10 }] }]);
+    const markdown = await convertDocument(pdf, 'figure.pdf', { ocr: {} });
+    expect(markdown).toContain('Figure 3 shows the gauges.\n\n*Text in an image on this page, recognised by OCR:*');
+    expect(markdown).toContain('Chart legend: tide gauge readings');
   });
 
   it('names the pages left out past the page cap', async () => {

@@ -125,6 +125,7 @@ describe('markdown names', () => {
     // A second document with the stem renames the first one's Markdown to follow the rule.
     const second = await upload(gw, other, ['report.xlsx', own('ledger.xlsx')]);
     expect(second.files[0]?.markdown_file).toBe('report.xlsx.md');
+    expect(second.message).toContain('report.md is now report.docx.md: another upload shares its name\'s stem.');
     expect(readdirSync(uploadsDir(gw, other)).sort()).toEqual(['report.docx', 'report.docx.md', 'report.xlsx', 'report.xlsx.md']);
     expect(read(gw, other, 'report.docx.md')).toContain('gw-7f3a-doc');
     expect(read(gw, other, 'report.xlsx.md')).toContain('gw-51c2-sheet');
