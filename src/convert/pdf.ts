@@ -91,7 +91,9 @@ async function scanPage(page: PdfPage, weights: Map<string, boolean>, lookForIma
   const chars = textItems.reduce((n, item) => n + item.str.trim().length, 0);
   const fontNames = new Set(textItems.map((item) => (typeof item.fontName === 'string' ? item.fontName : '')).filter(Boolean));
   const newFonts = [...fontNames].some((name) => !weights.has(name));
-  const operators = newFonts || (lookForImages && chars < MAX_CHARS_TO_LOOK_FOR_IMAGES) ? await page.getOperatorList() : null;
+  // A page with no text at all is read by OCR whole: its images need not be found.
+  const sparse = chars > 0 && chars < MAX_CHARS_TO_LOOK_FOR_IMAGES;
+  const operators = newFonts || (lookForImages && sparse) ? await page.getOperatorList() : null;
   for (const name of fontNames) if (!weights.has(name)) weights.set(name, fontIsBold(page, name) ?? false);
   const items: PositionedText[] = textItems.map((item) => {
     const [x = 0, y = 0] = viewport.convertToViewportPoint(Number(item.transform[4]), Number(item.transform[5]));
