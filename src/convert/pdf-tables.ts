@@ -65,29 +65,27 @@ function isRowCandidate(line: Line): boolean {
 
 /** The lines from `start` that could be one table: multi-segment rows and their wrapped cells. */
 function runFrom(lines: readonly Line[], start: number): { rows: Line[]; wraps: Map<Line, Line>; end: number } {
-  const rows: Line[] = [];
+  const first = lines[start];
+  if (!first) return { rows: [], wraps: new Map(), end: start };
+  const rows: Line[] = [first];
   const wraps = new Map<Line, Line>();
-  let end = start;
-  let previous: Line | null = null;
-  for (let i = start; i < lines.length; i++) {
+  let previous = first;
+  let end = start + 1;
+  for (let i = start + 1; i < lines.length; i++) {
     const line = lines[i];
-    if (!line || !previous) {
-      if (line && isRowCandidate(line)) [previous, end] = [line, i + 1];
-      if (line) rows.push(line);
-      continue;
-    }
+    if (!line) break;
     const gap = line.y - previous.y;
     if (gap <= 0 || gap > Math.max(line.size, previous.size) * MAX_ROW_GAP) break;
     if (isRowCandidate(line)) {
       rows.push(line);
-      [previous, end] = [line, i + 1];
-      continue;
+    } else {
+      // One segment: a cell wrapping onto its own line, under a later column of the row above.
+      const row = rows.at(-1) ?? first;
+      const indented = line.x0 > Math.min(...rows.map((r) => r.x0)) + line.size;
+      if (!indented || gap > Math.max(line.size, previous.size) * MAX_WRAP_GAP) break;
+      wraps.set(line, row);
     }
-    // One segment: a cell wrapping onto its own line, under a later column of the row above.
-    const row = rows.at(-1);
-    const indented = row !== undefined && line.x0 > Math.min(...rows.map((r) => r.x0)) + line.size;
-    if (!row || !indented || gap > Math.max(line.size, row.size) * MAX_WRAP_GAP) break;
-    wraps.set(line, row);
+    previous = line;
     end = i + 1;
   }
   return { rows, wraps, end };
