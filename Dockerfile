@@ -10,9 +10,10 @@ COPY workers ./workers
 RUN npx tsc -p tsconfig.json && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-slim
-# LibreOffice converts .doc/.ppt uploads; bubblewrap sandboxes the agent's bash tool.
+# LibreOffice converts .doc/.ppt uploads; Tesseract reads scanned PDFs; bubblewrap sandboxes
+# the agent's bash tool and Tesseract.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libreoffice-writer-nogui libreoffice-impress-nogui bubblewrap ca-certificates tini \
+ && apt-get install -y --no-install-recommends libreoffice-writer-nogui libreoffice-impress-nogui tesseract-ocr tesseract-ocr-eng bubblewrap ca-certificates tini \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production PORT=2026 HOST=0.0.0.0 WARREN_HOME=/data/warren

@@ -9,6 +9,8 @@ import path from 'node:path';
 import { startGate, type Gate } from './model/gate.ts';
 import { startScriptedModel } from './model/scripted-model.ts';
 import { makeTextPdf } from './docs/make-pdf.ts';
+import { reportPdf } from '../test/fixtures/documents/src/pdf-builder.ts';
+import { scannedPdf } from '../test/fixtures/documents/src/scan.ts';
 import { machineInfo, packageVersions } from './lib/machine.ts';
 import { readOptions, WORKLOADS, type BenchOptions } from './lib/options.ts';
 import type { BenchResults, Series } from './lib/results.ts';
@@ -207,7 +209,16 @@ async function runConversion(ctx: Context): Promise<void> {
   // The fixtures are small, so their per-MiB figure is mostly the sandbox's fixed start-up cost;
   // the generated PDF, in a row of its own, shows the per-MiB cost of the parser itself.
   const large = { name: `generated-${ctx.options.largePdfMiB}mib.pdf`, bytes: makeTextPdf(ctx.options.largePdfMiB), format: `pdf (generated, ${ctx.options.largePdfMiB} MiB)` };
-  const docs = [...fixtureDocuments(dirs), large];
+  // Structure (headings, lists, borderless tables over 50 pages) and OCR of scanned pages each
+  // get a row; OCR needs Tesseract, and its row is left out, with a note, without it.
+  const report = { name: 'generated-report-50p.pdf', bytes: reportPdf(50), format: 'pdf (generated, 50 pages, headings + tables)' };
+  const docs = [...fixtureDocuments(dirs), large, report];
+  if (hasTesseract()) {
+    const lines = ['Harbour inspection notes', 'Berth seven needs new fenders', 'Signed by the harbour master'];
+    docs.push({ name: 'generated-scan-3p.pdf', bytes: scannedPdf(lines, lines, lines), format: 'pdf (scanned 3 pages, OCR)', ocr: true });
+  } else {
+    ctx.results.notes.push('Tesseract is not installed: the OCR row of the conversion table was left out.');
+  }
   await quiet(ctx, null, 'conversion');
   say(`conversion: ${docs.length} documents × ${ctx.options.conversionRepeats}`);
   const sandbox = await loadSandbox(ctx.warrenRoot);
@@ -215,6 +226,15 @@ async function runConversion(ctx: Context): Promise<void> {
     ctx.results.conversion = await measureConversions(sandbox, docs, ctx.options.conversionRepeats);
   } finally {
     await sandbox.close();
+  }
+}
+
+function hasTesseract(): boolean {
+  try {
+    execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
   }
 }
 

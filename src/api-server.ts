@@ -65,6 +65,18 @@ export interface ApiServerOptions {
 
 const MIB = 1024 * 1024;
 
+/** The OCR budget comes on top of the conversion's own time limit. */
+function conversionLimits(uploads: AppConfig['uploads']): GatewaySettings['conversion'] {
+  const { ocr } = uploads;
+  return {
+    timeoutMs: (uploads.conversion_timeout_seconds + (ocr.enabled ? ocr.timeout_seconds : 0)) * 1000,
+    maxOldGenerationSizeMb: uploads.conversion_memory_mb,
+    ocr: ocr.enabled
+      ? { ...(ocr.tesseract ? { tesseract: ocr.tesseract } : {}), languages: ocr.languages, timeoutMs: ocr.timeout_seconds * 1000, maxPages: ocr.max_pages, memoryMb: ocr.memory_mb }
+      : false,
+  };
+}
+
 function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
   return {
     uploads: {
@@ -72,7 +84,7 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
       maxFileBytes: Math.floor(uploads.max_file_mb * MIB),
       maxRequestBytes: Math.floor(uploads.max_request_mb * MIB),
     },
-    conversion: { timeoutMs: uploads.conversion_timeout_seconds * 1000, maxOldGenerationSizeMb: uploads.conversion_memory_mb },
+    conversion: conversionLimits(uploads),
     maxConcurrentConversions: uploads.max_concurrent_conversions,
   };
 }

@@ -14,7 +14,7 @@ import { summarize, type Summary } from '../lib/stats.ts';
  * cannot run.
  */
 export interface Sandbox {
-  convert(bytes: Buffer, filename: string, limits?: { timeoutMs?: number }): Promise<string>;
+  convert(bytes: Buffer, filename: string, limits?: { timeoutMs?: number; ocr?: { languages?: string[]; maxPages?: number } }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -37,6 +37,8 @@ export interface Document {
   bytes: Buffer;
   /** Row label; the extension when left out. */
   format?: string;
+  /** Read scanned pages by OCR (Tesseract), as uploads do when it is installed. */
+  ocr?: boolean;
 }
 
 const FORMATS = ['.pdf', '.docx', '.xlsx', '.xls', '.pptx', '.doc', '.ppt'];
@@ -68,7 +70,7 @@ export async function measureConversions(sandbox: Sandbox, docs: readonly Docume
     for (let i = 0; i < repeats; i++) {
       const t0 = performance.now();
       try {
-        await sandbox.convert(doc.bytes, doc.name, { timeoutMs: 120_000 });
+        await sandbox.convert(doc.bytes, doc.name, { timeoutMs: 120_000, ...(doc.ocr ? { ocr: { languages: ['eng'], maxPages: 50 } } : {}) });
       } catch {
         // A document the converter rejects still took time, but it is not a conversion rate.
         entry.failures++;

@@ -86,6 +86,22 @@ export const WebConfigSchema = Type.Object({
 });
 export type WebConfig = Static<typeof WebConfigSchema>;
 
+/** Text recognition of scanned PDF pages (and large images in PDFs) with Tesseract's CLI. */
+export const OcrConfigSchema = Type.Object({
+  /** On by default: it takes effect when `tesseract` is installed (else scans get a note). */
+  enabled: Type.Boolean({ default: true }),
+  /** Path to `tesseract`; default: found on PATH. */
+  tesseract: Type.Optional(Type.String({ minLength: 1 })),
+  /** Tesseract language codes (each needs its tesseract-ocr-<lang> package). */
+  languages: Type.Array(Type.String({ pattern: '^[A-Za-z0-9_]+$' }), { minItems: 1, default: ['eng'] }),
+  /** Budget for all OCR of one document, on top of conversion_timeout_seconds. */
+  timeout_seconds: Type.Number({ exclusiveMinimum: 0, default: 60 }),
+  /** Pages (and images) read by OCR per document; the Markdown names those left out. */
+  max_pages: Type.Integer({ minimum: 1, default: 20 }),
+  /** Address-space cap of one Tesseract run. */
+  memory_mb: Type.Integer({ minimum: 128, default: 1024 }),
+});
+
 export const UploadsConfigSchema = Type.Object({
   max_files: Type.Integer({ minimum: 1, default: 10 }),
   max_file_mb: Type.Number({ exclusiveMinimum: 0, default: 50 }),
@@ -95,6 +111,7 @@ export const UploadsConfigSchema = Type.Object({
   conversion_timeout_seconds: Type.Number({ exclusiveMinimum: 0, default: 60 }),
   /** Cap on the heap, and separately on the buffers, of the worker thread a conversion runs in. */
   conversion_memory_mb: Type.Integer({ minimum: 64, default: 512 }),
+  ocr: withDefault(OcrConfigSchema),
 });
 
 export const RuntimeConfigSchema = Type.Object({

@@ -6,7 +6,7 @@ import { Buffer } from 'node:buffer';
 import { parentPort } from 'node:worker_threads';
 import { ConversionError } from '../errors.js';
 import { convertDocument } from './convert.js';
-import { setProcessListener } from './soffice.js';
+import { setProcessListener } from './child-process.js';
 import { parseWorkerJob } from './worker-protocol.js';
 import type { WorkerMessage } from './worker-protocol.js';
 

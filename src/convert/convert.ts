@@ -26,7 +26,7 @@ const KIND_NAMES: Record<DocumentKind, string> = {
 async function dispatch(kind: DocumentKind, bytes: Buffer, label: string, options: ConvertOptions): Promise<string> {
   switch (kind) {
     case 'pdf':
-      return (await import('./pdf.js')).pdfToMarkdown(bytes, label);
+      return (await import('./pdf.js')).pdfToMarkdown(bytes, label, options.ocr);
     case 'docx':
       return (await import('./docx.js')).docxToMarkdown(bytes, label);
     case 'xlsx':

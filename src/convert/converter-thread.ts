@@ -10,7 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { ConversionError, errnoCode } from '../errors.js';
 import { displayName, formatDuration } from './messages.js';
 import type { ConvertOptions } from './options.js';
-import { isSofficeWorkDir, killGroup } from './soffice.js';
+import { isConverterWorkDir, killGroup } from './child-process.js';
 import { parseWorkerMessage } from './worker-protocol.js';
 import type { WorkerJob } from './worker-protocol.js';
 import { workerEntry } from './worker-script.js';
@@ -69,13 +69,13 @@ interface ActiveJob {
 }
 
 function convertOptions(limits: JobLimits): ConvertOptions {
-  const { maxUncompressedBytes, maxZipEntries, soffice, sofficeTimeoutMs } = limits;
-  return { maxUncompressedBytes, maxZipEntries, soffice, sofficeTimeoutMs };
+  const { maxUncompressedBytes, maxZipEntries, soffice, sofficeTimeoutMs, ocr } = limits;
+  return { maxUncompressedBytes, maxZipEntries, soffice, sofficeTimeoutMs, ocr };
 }
 
 function removeWorkDir(workDir: string): void {
   // Best effort: a work dir left behind sits in the temp folder, under a name we recognise.
-  if (isSofficeWorkDir(workDir)) void rm(workDir, { recursive: true, force: true }).catch(() => {});
+  if (isConverterWorkDir(workDir)) void rm(workDir, { recursive: true, force: true }).catch(() => {});
 }
 
 /**

@@ -27,14 +27,29 @@ export function gfmTable(rows: readonly (readonly string[])[]): string {
 }
 
 /**
- * Stops a line of extracted plain text from being read as Markdown block syntax
- * (a heading, quote, rule, setext underline or code block) when it is just text.
+ * Stops the first line of a block of extracted plain text from being read as Markdown block
+ * syntax that would change what it says: a heading, a quote or a code fence. A line that is
+ * only a rule (`=====`, `-----`) stays as it is: alone in its block, `=` is plain text and `-`
+ * is a thematic break, which is what the rule was. Leading whitespace (a code block) goes.
  */
 export function escapeLineStart(line: string): string {
   const trimmed = line.replace(/^[ \t]+/, '');
-  if (/^(#{1,6}(\s|$)|>)/.test(trimmed)) return `\\${trimmed}`;
-  if (/^([-=_*])\1{2,}\s*$/.test(trimmed.replace(/ /g, ''))) return `\\${trimmed}`;
+  if (/^(#{1,6}(\s|$)|>|```|~~~)/.test(trimmed)) return `\\${trimmed}`;
   return trimmed;
+}
+
+/**
+ * Like escapeLineStart, and for a line that continues a block (`first` false) also escapes what
+ * would end the paragraph or retitle it: a setext underline, a rule, a bullet or a list that
+ * starts at 1.
+ */
+export function escapeBlockStart(line: string, first: boolean): string {
+  const escaped = escapeLineStart(line);
+  if (first || escaped !== line.replace(/^[ \t]+/, '')) return escaped;
+  if (/^([-=_*])\1*\s*$/.test(escaped.replace(/ /g, '')) || /^[-+*](\s|$)/.test(escaped)) return `\\${escaped}`;
+  // Only a list that starts at 1 can interrupt a paragraph; a digit cannot be escaped, its dot can.
+  if (/^1[.)](\s|$)/.test(escaped)) return `1\\${escaped.slice(1)}`;
+  return escaped;
 }
 
 /** Turns plain text into Markdown paragraphs: one paragraph per non-empty line. */

@@ -3,7 +3,7 @@
 import { OfficeParser } from 'officeparser';
 import type { OfficeAttachment, OfficeContentNode } from 'officeparser';
 import { ConversionError } from '../errors.js';
-import { escapeLineStart, gfmTable, hasText, joinBlocks } from './markdown.js';
+import { escapeBlockStart, gfmTable, hasText, joinBlocks } from './markdown.js';
 import type { ZipLimits } from './options.js';
 
 type Charts = ReadonlyMap<string, OfficeAttachment>;
@@ -20,8 +20,9 @@ function inline(text: string): string {
 function paragraph(text: string): string {
   return text
     .split(/\r\n|\r|\n|\v/)
-    .map((line) => escapeLineStart(line.trim()))
+    .map((line) => line.trim())
     .filter((line) => line.length > 0)
+    .map((line, i) => escapeBlockStart(line, i === 0))
     .join('\n');
 }
 

@@ -54,8 +54,7 @@ export function spreadsheetToMarkdown(bytes: Buffer, label: string): string {
     const table = rows.length > 0 ? gfmTable(rows) : '*(empty sheet)*';
     return joinBlocks([`## ${name.replace(/\s+/g, ' ')}`, hiddenState(workbook, index), table]);
   });
-  if (!anyText) {
-    throw new ConversionError(`${label} contains no cell values that could be extracted.`);
-  }
-  return joinBlocks(blocks);
+  // Sheet names alone are content: the workbook converts, saying it holds no values.
+  const note = anyText ? '' : '> This workbook has no cell values: only its sheet names are shown.';
+  return joinBlocks([note, ...blocks]);
 }

@@ -16,7 +16,7 @@ import type { Success } from './common.schemas.js';
 import { createLimiter } from './concurrency.js';
 import type { GatewayDeps } from './gateway-deps.js';
 import { readConversionIndex, stageConversionIndex, writeConversionIndex, type ConversionIndex } from '../store/upload-index.js';
-import { isConvertible, markdownNameFor, removeConversions, takeConversionsOf } from './upload-conversions.js';
+import { isConvertible, markdownNameFor, moveConversions, removeConversions, renameConversions, takeConversionsOf } from './upload-conversions.js';
 import { receiveUploads, type ReceivedFile } from './upload-receiver.js';
 import type { UploadedFile, UploadLimitsReply, UploadList, UploadResult } from './uploads.schemas.js';
 
@@ -68,9 +68,9 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
   }
 
   /** Stages one document's Markdown under a name no other upload owns; returns that name or why not. */
-  async function place(dir: string, source: string, markdown: string, index: ConversionIndex, isUpload: (n: string) => boolean, staged: StagedFile[]) {
-    const mdName = markdownNameFor(source, index, isUpload);
-    if (!mdName) return { message: `${source} was not converted: both of its Markdown names are taken by other uploads.` };
+  async function place(dir: string, source: string, markdown: string, index: ConversionIndex, uploads: ReadonlySet<string>, staged: StagedFile[]) {
+    const mdName = markdownNameFor(source, uploads);
+    if (!mdName) return { message: `${source} was not converted: its Markdown name is taken by another upload.` };
     staged.push(await stageFile(path.join(dir, mdName), markdown, `the Markdown conversion ${mdName}`));
     index.set(mdName, source);
     return { markdown_file: mdName };
@@ -106,7 +106,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
     const index = await readConversionIndex(files, threadId);
     // What was just uploaded is an upload now, even if a conversion had that name before.
     for (const name of byName.keys()) index.delete(name);
-    const isUpload = (name: string) => present.has(name) && !index.has(name);
+    const uploads = new Set([...present].filter((name) => !index.has(name)));
 
     // Conversions and the index, written beside their targets until everything is on disk.
     const written: StagedFile[] = [];
@@ -118,7 +118,7 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         const entry: UploadedFile = { filename: file.filename, size: file.size, ...describe(threadId, file.filename) };
         const conversion = converted.get(file.filename);
         if (conversion) {
-          const outcome = 'markdown' in conversion ? await place(dir, file.filename, conversion.markdown, index, isUpload, written) : conversion;
+          const outcome = 'markdown' in conversion ? await place(dir, file.filename, conversion.markdown, index, uploads, written) : conversion;
           // An older conversion of a previous version of this file would now be wrong.
           stale.push(...takeConversionsOf(index, file.filename, 'markdown_file' in outcome ? outcome.markdown_file : undefined));
           if ('markdown_file' in outcome) {
@@ -132,12 +132,16 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         }
         entries.push(entry);
       }
+      // Earlier documents that now share a stem with a new upload (or no longer do) follow the rule.
+      const moves = renameConversions(index, uploads);
+      for (const [from, to] of moves) notes.push(`${from} is now ${to}: another upload shares its name's stem.`);
       written.push(await stageConversionIndex(files, threadId, index));
       // The lock is still ours (and renewed): what follows is not a stale holder's.
       await confirm();
       // Nothing from here on needs space. Stale conversions go before the renames, so one whose
       // name a new conversion took is replaced, not removed.
       await removeConversions(dir, stale);
+      await moveConversions(dir, moves);
       for (const file of byName.values()) await rename(file.tempPath, path.join(dir, file.filename));
       for (const file of written) await rename(file.temp, file.target);
     } finally {
@@ -202,7 +206,10 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
         await unlink(target);
         index.delete(filename);
         await removeConversions(dir, takeConversionsOf(index, filename));
+        const present = (await readdir(dir)).filter((n) => !isTempName(n) && !index.has(n));
+        const moves = renameConversions(index, new Set(present));
         await writeConversionIndex(files, threadId, index, confirm);
+        await moveConversions(dir, moves);
         return { success: true, message: `Deleted ${filename}` };
       });
     },

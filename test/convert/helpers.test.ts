@@ -1,8 +1,8 @@
 // Unit tests for the small pure pieces: Markdown helpers and PDF line ordering.
 import { describe, expect, it } from 'vitest';
-import { escapeCell, escapeLineStart, gfmTable, plainTextToMarkdown } from '../../src/convert/markdown.js';
+import { escapeBlockStart, escapeCell, escapeLineStart, gfmTable, plainTextToMarkdown } from '../../src/convert/markdown.js';
 import { displayName, formatDuration } from '../../src/convert/messages.js';
-import { layoutText } from '../../src/convert/pdf-layout.js';
+import { layoutLines, layoutText } from '../../src/convert/pdf-layout.js';
 import type { PositionedText } from '../../src/convert/pdf-layout.js';
 
 function item(str: string, x: number, y: number, hasEOL = false): PositionedText {
@@ -25,11 +25,23 @@ describe('Markdown and message helpers', () => {
   it('stops plain text lines from turning into Markdown blocks', () => {
     expect(escapeLineStart('# not a heading')).toBe('\\# not a heading');
     expect(escapeLineStart('> not a quote')).toBe('\\> not a quote');
-    expect(escapeLineStart('=========')).toBe('\\=========');
-    expect(escapeLineStart('- - -')).toBe('\\- - -');
+    // Alone in its block a rule of `=` is text, and one of `-` is a rule: nothing to escape.
+    expect(escapeLineStart('=========')).toBe('=========');
+    expect(escapeLineStart('- - -')).toBe('- - -');
+    expect(escapeLineStart('```js')).toBe('\\```js');
     expect(escapeLineStart('    indented')).toBe('indented');
     expect(escapeLineStart('- a real item')).toBe('- a real item');
     expect(escapeLineStart('#hashtag')).toBe('#hashtag');
+  });
+
+  it('escapes a continuation line only where it would end or retitle the paragraph', () => {
+    expect(escapeBlockStart('=====', true)).toBe('=====');
+    expect(escapeBlockStart('=====', false)).toBe('\\=====');
+    expect(escapeBlockStart('---', false)).toBe('\\---');
+    expect(escapeBlockStart('- item', false)).toBe('\\- item');
+    expect(escapeBlockStart('1. first', false)).toBe('1\\. first');
+    expect(escapeBlockStart('2. second', false)).toBe('2. second');
+    expect(escapeBlockStart('$50 = total', false)).toBe('$50 = total');
   });
 
   it('turns plain text into paragraphs', () => {
@@ -65,16 +77,25 @@ describe('PDF line layout', () => {
     expect(text.split('\n')).toEqual(['LETTERHEAD', 'Body line one', 'Body line two']);
   });
 
-  it('keeps drawing order when columns sit side by side', () => {
-    const left = [100, 115, 130].map((y, i) => item(`left ${i}`, 50, y, true));
-    const right = [100, 115, 130].map((y, i) => item(`right ${i}`, 350, y, true));
+  it('keeps drawing order when columns of prose sit side by side', () => {
+    const left = [100, 115, 130].map((y, i) => item(`left column line ${i} of prose text`, 50, y, true));
+    const right = [100, 115, 130].map((y, i) => item(`right column line ${i} of prose text`, 350, y, true));
     expect(layoutText([...left, ...right]).split('\n')).toEqual([
-      'left 0',
-      'left 1',
-      'left 2',
-      'right 0',
-      'right 1',
-      'right 2',
+      'left column line 0 of prose text',
+      'left column line 1 of prose text',
+      'left column line 2 of prose text',
+      'right column line 0 of prose text',
+      'right column line 1 of prose text',
+      'right column line 2 of prose text',
+    ]);
+  });
+
+  it('merges cells drawn one by one into rows, split into segments at wide gaps', () => {
+    const cells = [item('B1', 200, 100, true), item('A1', 50, 100, true), item('A2', 50, 115, true), item('B2', 200, 115, true)];
+    const lines = layoutLines(cells);
+    expect(lines.map((l) => l.segments.map((s) => s.text))).toEqual([
+      ['A1', 'B1'],
+      ['A2', 'B2'],
     ]);
   });
 });

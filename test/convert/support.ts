@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { crc32, deflateRawSync } from 'node:zlib';
 import * as XLSX from '@e965/xlsx';
 import { expect } from 'vitest';
+import { onPath } from '../../src/convert/child-process.js';
 import { findSoffice } from '../../src/convert/soffice.js';
 import { ConversionError } from '../../src/errors.js';
 
@@ -34,6 +35,9 @@ export function readShared(name: string): Buffer {
 export function readOwn(name: string): Buffer {
   return readFileSync(path.join(OWN_FIXTURES, name));
 }
+
+/** True when Tesseract is on PATH (CI installs it; the OCR tests need it). */
+export const HAS_TESSERACT = onPath(['tesseract']) !== null;
 
 /** True when LibreOffice is on PATH (CI installs it; the .doc/.ppt LibreOffice tests need it). */
 export const HAS_SOFFICE = findSoffice() !== null;

@@ -75,6 +75,18 @@ describe('no shared state outside Redis (item 3): read-modify-writes across two 
     }
   });
 
+  it('names conversions by the rule whichever replica takes which document first', async () => {
+    const threadId = randomUUID();
+    const fixture = (name: string) => readFileSync(path.join(ROOT, 'test', 'fixtures', 'gateway', name));
+    const sent = await Promise.all([upload(replica(0), threadId, 'report.docx', fixture('report.docx')), upload(replica(1), threadId, 'report.pdf', fixture('report.pdf'))]);
+    expect(sent.map((r) => r.status)).toEqual([200, 200]);
+    // Both share the stem, so both are <filename>.md, however the two requests interleaved.
+    const index = JSON.parse(readFileSync(path.join(home, 'threads', threadId, 'uploads-index.json'), 'utf8')) as { conversions: unknown };
+    expect(index.conversions).toEqual({ 'report.docx.md': 'report.docx', 'report.pdf.md': 'report.pdf' });
+    const list = (await (await fetch(`${replica(1)}/api/threads/${threadId}/uploads/list`)).json()) as { files: { filename: string }[] };
+    expect(list.files.map((f) => f.filename).sort()).toEqual(['report.docx', 'report.docx.md', 'report.pdf', 'report.pdf.md']);
+  });
+
   it('loses no entry of the uploads index when both replicas take uploads for one thread at once', async () => {
     const threadId = randomUUID();
     const document = readFileSync(path.join(ROOT, 'test', 'fixtures', 'gateway', 'report.docx'));

@@ -1,0 +1,320 @@
+// Turns the lines of a PDF's pages (pdf-layout.ts) into Markdown structure: headings from font
+// size and weight relative to the body text, paragraphs joined across line breaks (and pages)
+// with hyphenation undone, bullet and numbered lists, tables rebuilt from text positions
+// (pdf-tables.ts), and running headers, footers and page numbers dropped.
+import type { Line } from './pdf-layout.js';
+import { findTables } from './pdf-tables.js';
+import { escapeBlockStart, gfmTable, joinBlocks } from './markdown.js';
+
+export interface PageLines {
+  /** 1-based. */
+  number: number;
+  height: number;
+  lines: Line[];
+}
+
+type Block =
+  | { kind: 'heading'; page: number; style: string; size: number; text: string; last: Line }
+  | { kind: 'paragraph'; page: number; end: number; text: string; last: Line; frame: Frame }
+  | { kind: 'item'; page: number; end: number; marker: string; text: string; last: Line; frame: Frame }
+  | { kind: 'table'; page: number; rows: string[][] }
+  | { kind: 'rule'; page: number; text: string };
+
+/** Lines this close to the top or bottom of a page can be running headers and footers. */
+const MARGIN_SHARE = 0.1;
+const PAGE_NUMBER = /^(?:page\s+\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?|[-–—]?\s*\d{1,4}\s*[-–—]?|\d{1,4}\s*(?:of|\/)\s*\d{1,4}|[ivxlc]{1,7})$/i;
+const BULLET = /^([•●○◦▪▫■□‣⁃∙·*–-])\s+(?=\S)/u;
+const ENUMERATED = /^((?:\d{1,2}|[a-z])[.)]|\((?:\d{1,2}|[a-z])\))\s+(?=\S)/;
+const RULE = /^([=\-_*~])\1{2,}$/;
+
+function marginKey(line: Line): string {
+  return line.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
+}
+
+function inMargin(line: Line, height: number): boolean {
+  return line.y < height * MARGIN_SHARE || line.y > height * (1 - MARGIN_SHARE);
+}
+
+/**
+ * Drops page numbers, and the repeats of lines that recur in the top or bottom margin of at
+ * least half the pages (the first one stays: a letterhead is content once).
+ */
+function dropRunningLines(pages: readonly PageLines[]): PageLines[] {
+  const multi = pages.length >= 2;
+  const pagesWith = new Map<string, number>();
+  for (const page of pages) {
+    const keys = new Set(page.lines.filter((l) => inMargin(l, page.height)).map(marginKey));
+    for (const key of keys) pagesWith.set(key, (pagesWith.get(key) ?? 0) + 1);
+  }
+  const threshold = Math.max(2, Math.ceil(pages.length / 2));
+  const seen = new Set<string>();
+  return pages.map((page) => ({
+    ...page,
+    lines: page.lines.filter((line) => {
+      if (!inMargin(line, page.height)) return true;
+      const pageNumber = PAGE_NUMBER.test(line.text.trim());
+      if (pageNumber && (multi || /page/i.test(line.text))) return false;
+      const key = marginKey(line);
+      if (!multi || (pagesWith.get(key) ?? 0) < threshold) return true;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    }),
+  }));
+}
+
+/** The font size most characters have, and whether most of them are bold. */
+function bodyStyle(pages: readonly PageLines[]): { size: number; bold: boolean } {
+  const chars = new Map<number, number>();
+  let bold = 0;
+  let total = 0;
+  for (const line of pages.flatMap((p) => p.lines)) {
+    const n = line.text.length;
+    chars.set(line.size, (chars.get(line.size) ?? 0) + n);
+    total += n;
+    if (line.bold) bold += n;
+  }
+  let size = 10;
+  let best = 0;
+  for (const [s, n] of chars) if (n > best) [size, best] = [s, n];
+  return { size, bold: bold > total / 2 };
+}
+
+/**
+ * The document's words, and those seen hyphenated mid-line (where the hyphen is surely real).
+ * The halves of a word broken at a line end are not counted as words.
+ */
+function vocabulary(pages: readonly PageLines[]): { words: Set<string>; hyphenated: Set<string> } {
+  const words = new Set<string>();
+  const hyphenated = new Set<string>();
+  let broken = false;
+  for (const line of pages.flatMap((p) => p.lines)) {
+    const tokens = [...line.text.matchAll(/\p{L}+(?:-\p{L}+)*/gu)].map((m) => m[0].toLowerCase());
+    const breaks = /\p{L}-$/u.test(line.text);
+    tokens.forEach((token, i) => {
+      if ((i === 0 && broken) || (i === tokens.length - 1 && breaks)) return;
+      if (token.includes('-')) hyphenated.add(token);
+      for (const part of token.split('-')) words.add(part);
+    });
+    broken = breaks;
+  }
+  return { words, hyphenated };
+}
+
+interface Context {
+  body: { size: number; bold: boolean };
+  words: Set<string>;
+  hyphenated: Set<string>;
+}
+
+function isHeading(line: Line, ctx: Context): boolean {
+  const text = line.text;
+  if (text.length > 160 || /[.,;]$/.test(text)) return false;
+  // Mostly letters: a total, a date or a barcode in a big font is not a heading.
+  const letters = text.match(/\p{L}/gu)?.length ?? 0;
+  if (letters < text.replace(/\s/g, '').length / 2) return false;
+  if (line.size >= ctx.body.size * 1.15) return true;
+  return line.bold && !ctx.body.bold && line.size >= ctx.body.size * 0.95 && text.length <= 100;
+}
+
+/**
+ * Joins a line onto text. A hyphen at the line end is dropped (a word broken across lines)
+ * unless the document shows the word hyphenated elsewhere, or both halves are words of their
+ * own there and the joined word is not ("chat-" + "optimized").
+ */
+function joinLine(text: string, next: string, ctx: Context): string {
+  // Only the tail is searched: a paragraph can grow long, and a regex anchored at its end is not fast.
+  const hyphen = /(\p{L}+)-$/u.exec(text.slice(-64));
+  const start = /^(\p{Ll}+)/u.exec(next);
+  if (hyphen?.[1] && start?.[1]) {
+    const [head, tail] = [hyphen[1].toLowerCase(), start[1].toLowerCase()];
+    const joined = head + tail;
+    const compound = ctx.hyphenated.has(`${head}-${tail}`) || (!ctx.words.has(joined) && ctx.words.has(head) && ctx.words.has(tail));
+    return compound ? text + next : text.slice(0, -1) + next;
+  }
+  return `${text} ${next}`;
+}
+
+/** Where a page's body text runs: its left and right edges and its usual line spacing. */
+interface Frame {
+  left: number;
+  right: number;
+  /** Baseline to baseline within a paragraph, in font sizes. */
+  spacing: number;
+}
+
+function percentile(values: readonly number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) * share)] ?? 0;
+}
+
+function frameOf(lines: readonly Line[]): Frame {
+  const gaps = new Map<number, number>();
+  for (let i = 1; i < lines.length; i++) {
+    const [a, b] = [lines[i - 1], lines[i]];
+    if (!a || !b || Math.abs(a.size - b.size) > 0.6) continue;
+    const ratio = Math.round(((b.y - a.y) / b.size) * 10) / 10;
+    if (ratio >= 0.9 && ratio <= 2.5) gaps.set(ratio, (gaps.get(ratio) ?? 0) + 1);
+  }
+  let spacing = 1.2;
+  let best = 0;
+  for (const [ratio, n] of gaps) if (n > best || (n === best && ratio < spacing)) [spacing, best] = [ratio, n];
+  return { left: percentile(lines.map((l) => l.x0), 0.1), right: percentile(lines.map((l) => l.x1), 0.9), spacing };
+}
+
+/**
+ * A line of prose that wraps: it starts at the left edge (give or take an indent), runs to the
+ * right edge, and holds several words. Centred lines and receipt lines break where the author
+ * broke them.
+ */
+function isFull(line: Line, frame: Frame): boolean {
+  const words = line.text.split(/\s+/).length;
+  return line.x0 <= frame.left + line.size * 3 && line.x1 >= frame.right - line.size * 2 && words >= 5;
+}
+
+/** The next line of the same paragraph is this close, in font sizes. */
+function closeBelow(previous: Line, line: Line, frame: Frame): boolean {
+  const gap = line.y - previous.y;
+  return gap > 0 && gap <= line.size * Math.max(1.5, frame.spacing * 1.2);
+}
+
+function continues(block: Block | undefined, line: Line, page: number, frame: Frame): block is Extract<Block, { kind: 'paragraph' | 'item' }> {
+  if (!block || (block.kind !== 'paragraph' && block.kind !== 'item')) return false;
+  const last = block.last;
+  if (Math.abs(last.size - line.size) > 0.6 || last.bold !== line.bold) return false;
+  const full = isFull(last, block.frame);
+  // Across a page break only a paragraph cut mid-sentence continues.
+  if (block.end !== page) return full && !/[.!?:]$/.test(last.text);
+  if (!closeBelow(last, line, frame)) return false;
+  // A list item's next lines are indented past its marker.
+  if (block.kind === 'item') return line.x0 > last.x0 - 1 && full;
+  return true;
+}
+
+function startsItem(line: Line, previous: Block | undefined, page: number, frame: Frame): RegExpExecArray | null {
+  const bullet = BULLET.exec(line.text);
+  if (bullet) return bullet;
+  const enumerated = ENUMERATED.exec(line.text);
+  if (!enumerated) return null;
+  // "(1)" at the start of a line in the middle of a paragraph is not a list.
+  if (previous?.kind === 'paragraph' && previous.end === page && isFull(previous.last, frame) && closeBelow(previous.last, line, frame)) {
+    return null;
+  }
+  return enumerated;
+}
+
+function addLine(blocks: Block[], line: Line, page: number, frame: Frame, ctx: Context): void {
+  const previous = blocks.at(-1);
+  const text = line.text;
+  if (RULE.test(text.replace(/\s/g, ''))) {
+    blocks.push({ kind: 'rule', page, text: text.replace(/\s/g, '') });
+    return;
+  }
+  if (isHeading(line, ctx)) {
+    const style = `${line.size}${line.bold ? 'b' : ''}`;
+    // A heading wraps onto a second line only from a wide first line.
+    const wraps = previous?.kind === 'heading' && previous.style === style && previous.page === page && isFull(previous.last, frame);
+    if (wraps && closeBelow(previous.last, line, frame)) {
+      previous.text = joinLine(previous.text, text, ctx);
+      previous.last = line;
+    } else {
+      blocks.push({ kind: 'heading', page, style, size: line.size, text, last: line });
+    }
+    return;
+  }
+  const item = startsItem(line, previous, page, frame);
+  if (item?.[0] && item[1]) {
+    blocks.push({ kind: 'item', page, end: page, marker: item[1], text: text.slice(item[0].length), last: line, frame });
+    return;
+  }
+  if (continues(previous, line, page, frame)) {
+    // A short line ends where the author broke it (an address, a receipt): keep the break.
+    const wrapped = isFull(previous.last, previous.frame) || previous.end !== page;
+    previous.text = wrapped ? joinLine(previous.text, text, ctx) : `${previous.text}\n${text}`;
+    previous.last = line;
+    previous.end = page;
+    previous.frame = frame;
+    return;
+  }
+  blocks.push({ kind: 'paragraph', page, end: page, text, last: line, frame });
+}
+
+/** Heading levels by size, largest first, bold before regular; sizes within 10% are one level. */
+function headingLevels(blocks: readonly Block[]): Map<string, number> {
+  const styles = new Map<string, { size: number; bold: boolean }>();
+  for (const b of blocks) if (b.kind === 'heading') styles.set(b.style, { size: b.size, bold: b.style.endsWith('b') });
+  const ordered = [...styles].sort(([, a], [, b]) => b.size - a.size || Number(b.bold) - Number(a.bold));
+  const levels = new Map<string, number>();
+  let level = 0;
+  let previous: { size: number; bold: boolean } | null = null;
+  for (const [style, current] of ordered) {
+    if (!previous || previous.size > current.size * 1.1 || previous.bold !== current.bold) level++;
+    levels.set(style, Math.min(level, 6));
+    previous = current;
+  }
+  return levels;
+}
+function itemMarker(marker: string): string {
+  const number = /^(\d{1,2})[.)]$/.exec(marker);
+  return number ? `${number[1]}.` : BULLET.test(`${marker} x`) ? '-' : `- ${marker}`;
+}
+
+function escapeLines(text: string): string {
+  return text
+    .split('\n')
+    .map((line, i) => escapeBlockStart(line, i === 0))
+    .join('\n');
+}
+
+function render(block: Block, levels: ReadonlyMap<string, number>): string {
+  switch (block.kind) {
+    case 'heading':
+      return `${'#'.repeat(levels.get(block.style) ?? 6)} ${block.text.replace(/\s+/g, ' ')}`;
+    case 'paragraph':
+      return escapeLines(block.text);
+    case 'item':
+      return `${itemMarker(block.marker)} ${block.text.replace(/\n/g, ' ')}`;
+    case 'table':
+      return gfmTable(block.rows);
+    case 'rule':
+      // On its own between blank lines, a rule of `=` is plain text, and one of `-`, `*` or `_`
+      // is a thematic break: what it was on the page.
+      return block.text;
+  }
+}
+
+/** Markdown for the pages' lines; a page break is marked with an HTML comment. */
+export function pagesToMarkdown(input: readonly PageLines[]): string {
+  const pages = dropRunningLines(input);
+  const ctx: Context = { body: bodyStyle(pages), ...vocabulary(pages) };
+  const blocks: Block[] = [];
+  for (const page of pages) {
+    const frame = frameOf(page.lines);
+    const tables = findTables(page.lines);
+    for (let i = 0; i < page.lines.length; i++) {
+      const table = tables.find((t) => t.start === i);
+      if (table) {
+        blocks.push({ kind: 'table', page: page.number, rows: table.rows });
+        i = table.end - 1;
+        continue;
+      }
+      const line = page.lines[i];
+      if (line) addLine(blocks, line, page.number, frame, ctx);
+    }
+  }
+  const levels = headingLevels(blocks);
+  const out: string[] = [];
+  let page = 1;
+  let previous: Block | undefined;
+  for (const block of blocks) {
+    // A paragraph joined across a page break ends on a later page; the marker goes after it.
+    const marker = block.page > page;
+    if (marker) out.push(`<!-- Page ${block.page} -->`);
+    // Items in a row are one tight list.
+    if (block.kind === 'item' && previous?.kind === 'item' && !marker) out.push(`${out.pop() ?? ''}\n${render(block, levels)}`);
+    else out.push(render(block, levels));
+    page = Math.max(page, 'end' in block ? block.end : block.page);
+    previous = block;
+  }
+  return joinBlocks(out);
+}
