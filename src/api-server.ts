@@ -18,6 +18,7 @@ import { createMcpService } from './gateway/mcp.service.js';
 import { createModelsService } from './gateway/models.service.js';
 import { createSkillsService } from './gateway/skills.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
+import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
@@ -34,6 +35,7 @@ import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { createStores } from './store/stores.js';
 import { createThreadFiles } from './store/thread-files.js';
+import { startTracing } from './tracing/tracing.js';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -92,7 +94,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     ...(streamBlockMs ? { blockMs: streamBlockMs } : {}),
   });
 
-  const metrics = createWarrenMetrics(redis.command, dispatcher.queue, hub);
+  const tracing = startTracing(config.tracing, 'api', env.instanceId);
+  const metrics = createWarrenMetrics({ redis: redis.command, queue: dispatcher.queue, hub, onCollectorError: collectorErrors.error });
   const cancelSignals: CancelSignals = { publish: (message) => publishCancel(redis.command, message) };
   // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
   // are serialised in Redis, not in this process.
@@ -114,7 +117,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     announceExtensionsChanged: () => publishConfigChanged(redis.command, { what: 'extensions' }),
     settings: gatewaySettings,
     conversionPool,
-    onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe(seconds, { format }),
+    onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe({ format }, seconds),
   };
   const gatewayServices: GatewayServices = {
     models: createModelsService(gatewayDeps),
@@ -123,11 +126,13 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     uploads: createUploadsService(gatewayDeps, log),
     uploadLimits: gatewayDeps.settings.uploads,
     cleanup: createThreadCleanupService(gatewayDeps.files),
+    tokenUsage: createTokenUsageService(stores),
     artifacts: createArtifactsService(gatewayDeps.files),
   };
   const app = await buildApp({
     config,
-    metrics: () => metrics.registry.render(collectorErrors.error),
+    metrics: () => metrics.render(),
+    observability: { observeRequest: metrics.observeRequest, tracing: tracing.enabled },
     instanceId: env.instanceId,
     logLevel: env.logLevel,
     ...(logStream ? { logStream } : {}),
@@ -160,6 +165,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         await conversionPool.close();
         await dispatcher.close();
         await redis.close();
+        await tracing.shutdown();
       })()),
   };
 }

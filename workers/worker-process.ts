@@ -11,10 +11,13 @@ import { configSecrets } from '../src/config/secrets.js';
 import { createTaskDispatcher } from '../src/queue/task-queue.js';
 import { createLogger } from '../src/logger.js';
 import { countFinishedRun } from '../src/metrics/warren-metrics.js';
+import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
+import { startTracing } from '../src/tracing/tracing.js';
 import { createGraphServices } from './agent/graph-services.js';
+import { startMetricsServer } from './metrics-server.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
 import { startTaskWorker } from './task-worker.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
@@ -23,6 +26,8 @@ import { watchMcpConfig } from './tools/mcp-reload.js';
 
 export interface WorkerProcess {
   worker: RunWorker;
+  /** The port this worker serves its metrics on, if it does. */
+  metricsPort: number | null;
   close(): Promise<void>;
 }
 
@@ -43,6 +48,11 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     ...(logStream ? { stream: logStream } : {}),
     secrets: configSecrets(config, process.env, env.apiKeys),
   });
+  const tracing = startTracing(config.tracing, 'worker', env.instanceId);
+  const metrics = createWorkerMetrics();
+  // Before any connection or job: a taken port stops the worker before it takes work.
+  const metricsPort = env.workerMetricsPort ?? config.metrics.worker_port;
+  const metricsServer = metricsPort === null ? null : await startMetricsServer(() => metrics.render(), metricsPort, config.metrics.worker_host, log);
   const redis = connectRedis(env.redisUrl, 'worker', log);
   const stores = createStores(redis.command);
   // OAuth tokens are cached per server for the life of the process, across MCP reloads.
@@ -104,6 +114,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       },
       log,
       countFinished: (status) => countFinishedRun(redis.command, status),
+      metrics,
     },
   });
   log.info({ queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
@@ -111,6 +122,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   let closing: Promise<void> | undefined;
   return {
     worker,
+    metricsPort: metricsServer?.port ?? null,
     close: () =>
       (closing ??= (async () => {
         await worker.close();
@@ -119,6 +131,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         await mcp.close();
         await dispatcher.close();
         await redis.close();
+        await metricsServer?.close();
+        await tracing.shutdown();
       })()),
   };
 }

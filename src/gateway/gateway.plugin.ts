@@ -14,6 +14,7 @@ import { mcpRoutes } from './mcp.routes.js';
 import { modelRoutes } from './models.routes.js';
 import { skillRoutes } from './skills.routes.js';
 import { threadCleanupRoutes } from './threads.routes.js';
+import type { TokenUsageService } from './token-usage.service.js';
 import { uploadRoutes } from './uploads.routes.js';
 
 /** The gateway's services, built once by the composition root (api-server.ts). */
@@ -24,6 +25,7 @@ export interface GatewayServices {
   uploads: UploadsService;
   uploadLimits: UploadLimits;
   cleanup: ThreadCleanupService;
+  tokenUsage: TokenUsageService;
   artifacts: ArtifactsService;
 }
 
@@ -41,6 +43,6 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(mcpRoutes, { mcp: deps.mcp });
   await app.register(skillRoutes, { skills: deps.skills });
   await app.register(uploadRoutes, { uploads: deps.uploads, limits: deps.uploadLimits });
-  await app.register(threadCleanupRoutes, { cleanup: deps.cleanup });
+  await app.register(threadCleanupRoutes, { cleanup: deps.cleanup, tokenUsage: deps.tokenUsage });
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
 }

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { RedisCheckpointSaver } from './checkpointer.js';
 import { createRunStreams, type RunStreams } from './run-stream.js';
 import { createRunStore, type RunStore } from './runs.js';
+import { createRunUsageStore, type RunUsageStore } from './run-usage.js';
 import { loadScripts } from './scripts.js';
 import { createThreadStore, type ThreadStore } from './threads.js';
 
@@ -10,6 +11,7 @@ export interface Stores {
   threads: ThreadStore;
   runs: RunStore;
   streams: RunStreams;
+  usage: RunUsageStore;
   checkpointer: RedisCheckpointSaver;
 }
 
@@ -19,6 +21,7 @@ export function createStores(redis: Redis): Stores {
     threads: createThreadStore(redis, scripts),
     runs: createRunStore(redis, scripts),
     streams: createRunStreams(redis, scripts),
+    usage: createRunUsageStore(redis, scripts),
     checkpointer: new RedisCheckpointSaver(redis),
   };
 }
