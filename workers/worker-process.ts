@@ -18,6 +18,7 @@ import { createStores } from '../src/store/stores.js';
 import { startTracing } from '../src/tracing/tracing.js';
 import { createGraphServices } from './agent/graph-services.js';
 import { startMetricsServer } from './metrics-server.js';
+import { observeRun } from './run-executor/run-observer.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
 import { startTaskWorker } from './task-worker.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
@@ -85,6 +86,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     timeoutMs: config.subagents.timeout_seconds * 1000,
     workerName: env.instanceId,
     log,
+    // A sub-agent's tokens count for the run that asked for it.
+    observe: (task, root) => observeRun({ root, metrics, usage: stores.usage, threadId: task.thread_id, runId: task.run_id, log, caller: 'subagent' }),
   });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const { checkpointer } = stores;

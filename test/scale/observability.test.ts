@@ -2,6 +2,7 @@
 // one Redis, the scripted model, and a local OTLP receiver for the traces.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/store/redis-process.js';
+import { isSubagentRequest } from '../support/agent-script.js';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { startScriptedOpenAI, tokenize, type ChatRequest, type ScriptedOpenAI, type ScriptedReply } from '../support/scripted-openai.js';
@@ -20,7 +21,11 @@ function answer(request: ChatRequest): ScriptedReply {
   const last = request.messages.at(-1);
   let reply: ScriptedReply;
   if (typeof system === 'string' && system.startsWith('Write a title')) reply = { content: 'Observed thread' };
+  else if (isSubagentRequest(request)) reply = { content: 'Sub-agent result here.' };
   else if (last?.role === 'tool') reply = { content: 'The plan is noted.' };
+  else if (typeof last?.content === 'string' && last.content.includes('delegate')) {
+    reply = { tool_calls: [{ name: 'task', args: { description: 'a part', prompt: 'Do a part', subagent_type: 'general-purpose' } }] };
+  }
   else if (typeof last?.content === 'string' && last.content.includes('plan')) {
     reply = { tool_calls: [{ name: 'write_todos', args: { todos: [{ content: 'Outline', status: 'in_progress' }] } }] };
   } else reply = { content: 'Here is an answer of seven words.' };
@@ -113,6 +118,17 @@ describe('token usage', () => {
       by_caller: { lead_agent: expect.any(Number), subagent: 0, middleware: 10 + tokenize('Observed thread').length },
     });
     expect(await json(await fetch(`${apiUrl(0)}/api/threads/${threadId}/token-usage`))).toEqual(usage);
+  });
+
+  it("counts a sub-agent's tokens, run by a task worker, with the run that asked for it", async () => {
+    const delegating = await createThread(0);
+    const before = llm.requests.length;
+    await runWait(0, delegating, 'delegate this', { subagent_enabled: true });
+    const subCalls = llm.requests.slice(before).filter(isSubagentRequest).length;
+    expect(subCalls).toBe(1);
+    const usage = await json(await fetch(`${apiUrl(1)}/api/threads/${delegating}/token-usage`));
+    expect(usage.by_caller).toEqual({ lead_agent: 2 * 10 + tokenize('The plan is noted.').length, subagent: 10 + tokenize('Sub-agent result here.').length, middleware: 10 + tokenize('Observed thread').length });
+    expect(usage.total_runs).toBe(1);
   });
 
   it('answers 404 for a thread that does not exist', async () => {

@@ -21,7 +21,7 @@ import { FencedCheckpointSaver } from './fenced-saver.js';
 import { StreamBarrier } from './stream-barrier.js';
 import { streamGraph, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput } from './run-config.js';
-import { RunObserver } from './run-observer.js';
+import { observeRun, type RunObserver } from './run-observer.js';
 
 /**
  * Why a run's AbortSignal fired; BullMQ passes it through as the abort reason. `lost`: the
@@ -253,13 +253,7 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
 function observerFor(deps: ExecutorDeps, threadId: string, runId: string, log: Logger): RunObserver | undefined {
   const { metrics, usage } = deps;
   if (!metrics) return undefined;
-  return new RunObserver(context.active(), {
-    metrics,
-    recordUsage: async (call) => {
-      // A lost tally costs the thread's token count this call, never the run.
-      await usage?.add(threadId, runId, call).catch((err: unknown) => log.warn({ err, model: call.model }, 'could not record token usage'));
-    },
-  });
+  return observeRun({ root: context.active(), metrics, ...(usage ? { usage } : {}), threadId, runId, log });
 }
 
 function cancelledSettlement(action: 'interrupt' | 'rollback'): Settlement {

@@ -8,7 +8,8 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { ChatGeneration, LLMResult } from '@langchain/core/outputs';
 import type { ChainValues } from '@langchain/core/utils/types';
 import type { CallOutcome, WorkerMetrics } from '../../src/metrics/worker-metrics.js';
-import type { ModelCallUsage, UsageCaller } from '../../src/store/run-usage.js';
+import type { Logger } from 'pino';
+import type { ModelCallUsage, RunUsageStore, UsageCaller } from '../../src/store/run-usage.js';
 import { tracer } from '../../src/tracing/tracing.js';
 
 interface Watched {
@@ -25,6 +26,30 @@ export interface RunObserverOptions {
   metrics: Pick<WorkerMetrics, 'modelCall' | 'toolCall'>;
   /** Records one model call's tokens with the run; its failure must not fail the run. */
   recordUsage: (usage: ModelCallUsage) => Promise<void>;
+  /** Every call's caller, when known beforehand (a sub-agent's task). */
+  caller?: UsageCaller;
+}
+
+export interface ObserveRun {
+  root: Context;
+  metrics: Pick<WorkerMetrics, 'modelCall' | 'toolCall'>;
+  usage?: Pick<RunUsageStore, 'add'>;
+  threadId: string;
+  runId: string;
+  log: Logger;
+  caller?: UsageCaller;
+}
+
+/** An observer whose model calls add their tokens to the run `runId` (a failed write is logged). */
+export function observeRun({ root, metrics, usage, threadId, runId, log, caller }: ObserveRun): RunObserver {
+  return new RunObserver(root, {
+    metrics,
+    ...(caller ? { caller } : {}),
+    recordUsage: async (call) => {
+      // A lost tally costs the thread's token count this call, never the run.
+      await usage?.add(threadId, runId, call).catch((err: unknown) => log.warn({ err, model: call.model }, 'could not record token usage'));
+    },
+  });
 }
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -125,7 +150,7 @@ export class RunObserver extends BaseCallbackHandler {
   private modelStart(llm: Serialized, runId: string, parentRunId?: string, extraParams?: Record<string, unknown>, tags?: string[], metadata?: Record<string, unknown>): void {
     const model = modelName(llm, extraParams, metadata);
     // Title and summary calls are tagged `nostream` (kept out of the conversation's stream).
-    const caller: UsageCaller = tags?.includes('nostream') ? 'middleware' : 'lead_agent';
+    const caller: UsageCaller = this.options.caller ?? (tags?.includes('nostream') ? 'middleware' : 'lead_agent');
     const attributes = { 'gen_ai.operation.name': 'chat', 'gen_ai.request.model': model, 'gen_ai.provider.name': str(metadata?.ls_provider) ?? 'unknown' };
     this.open(runId, parentRunId, `chat ${model}`, attributes, { model, caller });
   }
