@@ -23,7 +23,9 @@ function answer(request: ChatRequest): ScriptedReply {
   if (typeof system === 'string' && system.startsWith('Write a title')) reply = { content: 'Observed thread' };
   else if (isSubagentRequest(request)) reply = { content: 'Sub-agent result here.' };
   else if (last?.role === 'tool') reply = { content: 'The plan is noted.' };
-  else if (typeof last?.content === 'string' && last.content.includes('delegate')) {
+  else if (typeof last?.content === 'string' && last.content.includes('missing file')) {
+    reply = { tool_calls: [{ name: 'read_file', args: { path: '/mnt/user-data/workspace/missing.txt' } }] };
+  } else if (typeof last?.content === 'string' && last.content.includes('delegate')) {
     reply = { tool_calls: [{ name: 'task', args: { description: 'a part', prompt: 'Do a part', subagent_type: 'general-purpose' } }] };
   }
   else if (typeof last?.content === 'string' && last.content.includes('plan')) {
@@ -177,6 +179,8 @@ describe('traces', () => {
 
 describe('metrics', () => {
   it('each worker serves its own; summed, they count every model call, token and tool call', async () => {
+    // A tool that fails (reading a file that is not there) is counted as an error.
+    await runWait(0, await createThread(0), 'read the missing file');
     const texts = await Promise.all([0, 1].map(workerMetrics));
     for (const text of texts) {
       expect(valueOf(text, 'warren_worker_runs_total{status="success"}')).toBeGreaterThan(0);
@@ -188,6 +192,8 @@ describe('metrics', () => {
     expect(sum('warren_model_tokens_total{model="scripted-1",direction="input"}')).toBe(10 * llm.requests.length);
     expect(sum('warren_model_tokens_total{model="scripted-1",direction="output"}')).toBe(outputTokens.reduce((a, b) => a + b, 0));
     expect(sum('warren_tool_calls_total{tool="write_todos",outcome="ok"}')).toBe(1);
+    expect(sum('warren_tool_calls_total{tool="read_file",outcome="error"}')).toBe(1);
+    expect(sum('warren_tool_calls_total{tool="task",outcome="ok"}')).toBe(1);
     expect(sum('warren_run_duration_seconds_count{status="success"}')).toBe(sum('warren_worker_runs_total{status="success"}'));
   });
 
@@ -197,9 +203,12 @@ describe('metrics', () => {
       expect(valueOf(text, 'warren_http_requests_total{route="/api/langgraph/threads/:thread_id/runs/wait",method="POST",status="200"}')).toBeGreaterThan(0);
       expect(text).toMatch(/^warren_queue_jobs\{state="waiting"\} \d+$/m);
     }
-    const workers = await Promise.all([0, 1].map(workerMetrics));
-    const finished = workers.reduce((t, text) => t + valueOf(text, 'warren_worker_runs_total{status="success"}'), 0);
-    await waitFor(async () => valueOf(await scrape(`${apiUrl(0)}/metrics`), 'warren_runs_finished_total{status="success"}') === finished, 'the cluster-wide count');
+    // Each worker counts a run in Redis just before its own tally: both settle to the same total.
+    await waitFor(async () => {
+      const workers = await Promise.all([0, 1].map(workerMetrics));
+      const finished = workers.reduce((t, text) => t + valueOf(text, 'warren_worker_runs_total{status="success"}'), 0);
+      return valueOf(await scrape(`${apiUrl(0)}/metrics`), 'warren_runs_finished_total{status="success"}') === finished;
+    }, 'the cluster-wide count to match the workers\' sum');
   });
 
   it('a worker answers only GET /metrics', async () => {
