@@ -2,7 +2,7 @@
 // run's own stop switch; on shutdown every job is handed back to the queue
 // (no attempt is spent) so another worker resumes it from its last checkpoint. A job whose lock
 // could not be renewed is stopped at once: another worker may already hold it.
-import { SpanKind, type Span } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import { WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -11,7 +11,7 @@ import { checkMessage } from '../src/queue/message.js';
 import { RunJobSchema, type RunJob } from '../src/queue/run-queue.js';
 import { keys } from '../src/store/keys.js';
 import { connectionErrorLog } from '../src/store/redis.js';
-import { contextFrom, tracer } from '../src/tracing/tracing.js';
+import { contextFrom, inSpan } from '../src/tracing/tracing.js';
 import { executeRun, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
 
 export interface RunWorkerOptions {
@@ -63,23 +63,17 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     }
     const switchOff = new AbortController();
     // The run's span continues the trace of the request that enqueued it (its job carries it).
-    const execution = tracer().startActiveSpan(
+    const attributes = { 'messaging.system': 'bullmq', 'warren.run_id': data.run_id, 'warren.thread_id': data.thread_id };
+    const execution = inSpan(
       `run ${options.queueName}`,
-      { kind: SpanKind.CONSUMER, attributes: { 'messaging.system': 'bullmq', 'warren.run_id': data.run_id, 'warren.thread_id': data.thread_id } },
+      SpanKind.CONSUMER,
+      attributes,
+      async (span) => {
+        const outcome = await executeRun(data, switchOff.signal, executor);
+        span.setAttribute('warren.run.outcome', outcome);
+        return outcome;
+      },
       contextFrom(data.trace_context),
-      (span: Span) =>
-        executeRun(data, switchOff.signal, executor).then(
-          (outcome) => {
-            span.setAttribute('warren.run.outcome', outcome);
-            span.end();
-            return outcome;
-          },
-          (err: unknown) => {
-            span.recordException(err instanceof Error ? err : String(err));
-            span.end();
-            throw err;
-          },
-        ),
     );
     running.set(jobId, { stop: switchOff, done: execution });
     let outcome: Awaited<typeof execution>;

@@ -9,7 +9,7 @@ import { checkMessage } from '../src/queue/message.js';
 import { TaskJobSchema, taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
 import { keys } from '../src/store/keys.js';
 import { connectionErrorLog } from '../src/store/redis.js';
-import { contextFrom, tracer } from '../src/tracing/tracing.js';
+import { contextFrom, inSpan } from '../src/tracing/tracing.js';
 import type { SubagentRunner } from '../graphs/lead-agent/subagents.js';
 import type { RunObserver } from './run-executor/run-observer.js';
 
@@ -36,7 +36,7 @@ export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ clo
     const task = checkMessage(TaskJobSchema, job.data, 'InvalidTaskJob', 'task job');
     log.info({ run_id: task.run_id, task_id: task.task_id }, 'sub-agent task started');
     const attributes = { 'warren.run_id': task.run_id, 'warren.task_id': task.task_id, 'warren.subagent': task.kind };
-    return tracer().startActiveSpan(`task ${task.kind}`, { kind: SpanKind.CONSUMER, attributes }, contextFrom(task.trace_context), async (span) => {
+    const run = async () => {
       const observer = options.observe?.(task, context.active());
       try {
         return await options.runner(task, {
@@ -52,9 +52,9 @@ export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ clo
       } finally {
         // The tokens are with the parent run before it learns the task's result.
         await observer?.flush();
-        span.end();
       }
-    });
+    };
+    return inSpan(`task ${task.kind}`, SpanKind.CONSUMER, attributes, run, contextFrom(task.trace_context));
   };
   const worker = new Worker<TaskJob, string>(taskQueueName(options.runQueueName), processor, {
     connection: options.connection,

@@ -1,12 +1,12 @@
 // The API–worker contract for runs: the queue's name, a job's data, and dispatching.
 // A job only points at a run; the run record in Redis is the truth.
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { keys } from '../store/keys.js';
 import { connectionErrorLog } from '../store/redis.js';
-import { traceCarrier, tracer } from '../tracing/tracing.js';
+import { inSpan, traceCarrier } from '../tracing/tracing.js';
 
 /** W3C trace context of whoever enqueued the run, so the worker's spans join its trace. */
 export const TraceContextSchema = Type.Object({
@@ -39,26 +39,20 @@ export function createRunQueue(connection: ConnectionOptions, queueName: string,
     queue,
     async dispatch(threadId, runId) {
       const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': queueName, 'warren.run_id': runId, 'warren.thread_id': threadId };
-      await tracer().startActiveSpan(`enqueue ${queueName}`, { kind: SpanKind.PRODUCER, attributes }, async (span) => {
-        try {
-          const traceContext = traceCarrier();
-          await queue.add(
-            RUN_JOB_NAME,
-            { thread_id: threadId, run_id: runId, ...(traceContext ? { trace_context: traceContext } : {}) },
-            {
-              jobId: runId,
-              // Retries after crashes come from the stalled-job check; a thrown error is final.
-              attempts: 1,
-              removeOnComplete: { age: 3600, count: 10_000 },
-              removeOnFail: { age: 24 * 3600, count: 10_000 },
-            },
-          );
-        } catch (err) {
-          span.setStatus({ code: SpanStatusCode.ERROR, message: String(err) });
-          throw err;
-        } finally {
-          span.end();
-        }
+      await inSpan(`enqueue ${queueName}`, SpanKind.PRODUCER, attributes, async () => {
+        // The enqueue span's context: the worker's run span becomes its child.
+        const traceContext = traceCarrier();
+        await queue.add(
+          RUN_JOB_NAME,
+          { thread_id: threadId, run_id: runId, ...(traceContext ? { trace_context: traceContext } : {}) },
+          {
+            jobId: runId,
+            // Retries after crashes come from the stalled-job check; a thrown error is final.
+            attempts: 1,
+            removeOnComplete: { age: 3600, count: 10_000 },
+            removeOnFail: { age: 24 * 3600, count: 10_000 },
+          },
+        );
       });
     },
     close: () => queue.close(),

@@ -1,7 +1,7 @@
 // OpenTelemetry traces: on when a collector is configured (config.yaml's `tracing.endpoint`, or
 // the standard OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT), exported over OTLP/HTTP (JSON). Off, only
 // the API's no-op tracer runs: spans are never recorded and jobs carry no trace context.
-import { context, propagation, trace, ROOT_CONTEXT, type Context, type Tracer } from '@opentelemetry/api';
+import { context, propagation, trace, ROOT_CONTEXT, SpanStatusCode, type Attributes, type Context, type Span, type SpanKind, type Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
@@ -55,6 +55,24 @@ export function startTracing(config: TracingConfig, role: 'api' | 'worker', inst
 }
 
 export const tracer = (): Tracer => trace.getTracer('warren', VERSION);
+
+/**
+ * Runs `fn` inside a new span (active for what `fn` calls), child of `parent` (the active context
+ * by default); the span ends when `fn` settles, with the error recorded if it threw.
+ */
+export function inSpan<T>(name: string, kind: SpanKind, attributes: Attributes, fn: (span: Span) => Promise<T>, parent: Context = context.active()): Promise<T> {
+  return tracer().startActiveSpan(name, { kind, attributes }, parent, async (span) => {
+    try {
+      return await fn(span);
+    } catch (err) {
+      span.recordException(err instanceof Error ? err : String(err));
+      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
 
 /** The W3C trace context of `ctx` (`traceparent`, maybe `tracestate`); undefined when none is recorded. */
 export function traceCarrier(ctx: Context = context.active()): { traceparent: string; tracestate?: string } | undefined {
