@@ -20,6 +20,7 @@ import { createAgentsService } from './gateway/agents.service.js';
 import { createSkillsService } from './gateway/skills.service.js';
 import { createSuggestionsService } from './gateway/suggestions.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
+import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
 import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
@@ -38,6 +39,7 @@ import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { createStores } from './store/stores.js';
 import { createThreadFiles } from './store/thread-files.js';
+import { startTracing } from './tracing/tracing.js';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -115,7 +117,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     ...(streamBlockMs ? { blockMs: streamBlockMs } : {}),
   });
 
-  const metrics = createWarrenMetrics(redis.command, dispatcher.queue, hub);
+  const tracing = startTracing(config.tracing, 'api', env.instanceId);
+  const metrics = createWarrenMetrics({ redis: redis.command, queue: dispatcher.queue, hub, onCollectorError: collectorErrors.error });
   const cancelSignals: CancelSignals = { publish: (message) => publishCancel(redis.command, message) };
   // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
   // are serialised in Redis, not in this process.
@@ -137,7 +140,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     announceExtensionsChanged: () => publishConfigChanged(redis.command, { what: 'extensions' }),
     settings: gatewaySettings,
     conversionPool,
-    onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe(seconds, { format }),
+    onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe({ format }, seconds),
   };
   const gatewayServices: GatewayServices = {
     models: createModelsService(gatewayDeps),
@@ -146,6 +149,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     uploads: createUploadsService(gatewayDeps, log),
     uploadLimits: gatewayDeps.settings.uploads,
     cleanup: createThreadCleanupService(gatewayDeps.files),
+    tokenUsage: createTokenUsageService(stores),
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks }, log),
@@ -155,7 +159,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   let closing: Promise<void> | undefined;
   const app = await buildApp({
     config,
-    metrics: () => metrics.registry.render(collectorErrors.error),
+    metrics: () => metrics.render(),
+    observability: { observeRequest: metrics.observeRequest, tracing: tracing.enabled },
     instanceId: env.instanceId,
     logLevel: env.logLevel,
     ...(logStream ? { logStream } : {}),
@@ -191,6 +196,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         // Its goodbye would wait for a Redis that is not there; the process is leaving anyway.
         if (!redisAway) await taskQueue?.close();
         await redis.close();
+        await tracing.shutdown();
       })()),
   };
 }

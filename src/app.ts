@@ -8,6 +8,7 @@ import type { AppConfig } from './config/app-config.schemas.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { registerCors } from './http/plugins/cors.js';
+import { registerObservability, type ObservabilityOptions } from './http/plugins/observability.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { RequestLogController } from './http/request-log.js';
 import { genRequestId, INSTANCE_HEADER, REQUEST_ID_HEADER } from './http/request-id.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   draining?: () => boolean;
   /** Renders /metrics. */
   metrics: () => Promise<string>;
+  /** Per-request metrics and traces. */
+  observability?: ObservabilityOptions;
   logLevel: string;
   /** Names this API process in the `X-Warren-Instance` header (which replica served a request). */
   instanceId: string;
@@ -128,6 +131,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
+  // Before any route is added: its onRoute hook wraps every handler in the request's span.
+  if (deps.observability) registerObservability(app, deps.observability);
   // Set early (onRequest), so hijacked streaming replies carry them too.
   app.addHook('onRequest', async (request, reply) => {
     void reply.header(REQUEST_ID_HEADER, request.id);

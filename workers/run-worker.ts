@@ -2,6 +2,7 @@
 // run's own stop switch; on shutdown every job is handed back to the queue
 // (no attempt is spent) so another worker resumes it from its last checkpoint. A job whose lock
 // could not be renewed is stopped at once: another worker may already hold it.
+import { SpanKind } from '@opentelemetry/api';
 import { DelayedError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import { checkMessage } from '../src/queue/message.js';
 import { RunJobSchema, type RunJob } from '../src/queue/run-queue.js';
 import { keys } from '../src/store/keys.js';
 import { connectionErrorLog } from '../src/store/redis.js';
+import { contextFrom, inSpan } from '../src/tracing/tracing.js';
 import { executeRun, runDueAt, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
 
 export interface RunWorkerOptions {
@@ -69,7 +71,19 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       throw new DelayedError();
     }
     const switchOff = new AbortController();
-    const execution = executeRun(data, switchOff.signal, executor);
+    // The run's span continues the trace of the request that enqueued it (its job carries it).
+    const attributes = { 'messaging.system': 'bullmq', 'warren.run_id': data.run_id, 'warren.thread_id': data.thread_id };
+    const execution = inSpan(
+      `run ${options.queueName}`,
+      SpanKind.CONSUMER,
+      attributes,
+      async (span) => {
+        const outcome = await executeRun(data, switchOff.signal, executor);
+        span.setAttribute('warren.run.outcome', outcome);
+        return outcome;
+      },
+      contextFrom(data.trace_context),
+    );
     running.set(jobId, { stop: switchOff, done: execution });
     let outcome: Awaited<typeof execution>;
     try {

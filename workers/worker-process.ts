@@ -11,11 +11,15 @@ import { configSecrets } from '../src/config/secrets.js';
 import { createTaskDispatcher } from '../src/queue/task-queue.js';
 import { createLogger } from '../src/logger.js';
 import { countFinishedRun } from '../src/metrics/warren-metrics.js';
+import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
+import { startTracing } from '../src/tracing/tracing.js';
 import { createGraphServices } from './agent/graph-services.js';
 import { withSuggestions } from './agent/suggestions-task.js';
+import { startMetricsServer } from './metrics-server.js';
+import { observeRun } from './run-executor/run-observer.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
 import { startTaskWorker } from './task-worker.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
@@ -25,6 +29,8 @@ import { watchMcpConfig } from './tools/mcp-reload.js';
 export interface WorkerProcess {
   worker: RunWorker;
   log: Logger;
+  /** The port this worker serves its metrics on, if it does. */
+  metricsPort: number | null;
   close(): Promise<void>;
 }
 
@@ -45,6 +51,11 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     ...(logStream ? { stream: logStream } : {}),
     secrets: configSecrets(config, process.env, env.apiKeys),
   });
+  const tracing = startTracing(config.tracing, 'worker', env.instanceId);
+  const metrics = createWorkerMetrics();
+  // Before any connection or job: a taken port stops the worker before it takes work.
+  const metricsPort = env.workerMetricsPort ?? config.metrics.worker_port;
+  const metricsServer = metricsPort === null ? null : await startMetricsServer(() => metrics.render(), metricsPort, config.metrics.worker_host, log);
   const redis = connectRedis(env.redisUrl, 'worker', log);
   const stores = createStores(redis.command);
   // OAuth tokens are cached per server for the life of the process, across MCP reloads.
@@ -78,6 +89,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     timeoutMs: config.subagents.timeout_seconds * 1000,
     workerName: env.instanceId,
     log,
+    // A sub-agent's tokens count for the run that asked for it.
+    observe: (task, root) => observeRun({ root, metrics, usage: stores.usage, threadId: task.thread_id, runId: task.run_id, log, caller: 'subagent' }),
   });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const { checkpointer } = stores;
@@ -107,6 +120,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       },
       log,
       countFinished: (status) => countFinishedRun(redis.command, status),
+      metrics,
     },
   });
   log.info({ pid: process.pid, queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
@@ -115,6 +129,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   return {
     worker,
     log,
+    metricsPort: metricsServer?.port ?? null,
     close: () =>
       (closing ??= (async () => {
         // Redis away: no run can be handed back and no goodbye reaches it, so waiting for
@@ -127,6 +142,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         await mcp.close();
         await dispatcher.close(force);
         await redis.close();
+        await metricsServer?.close();
+        await tracing.shutdown();
       })()),
   };
 }

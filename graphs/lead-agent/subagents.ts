@@ -50,7 +50,8 @@ function buildSubagentGraph(kind: SubagentKind, deps: LocalSubagentDeps) {
 /** Runs sub-agents in this process. */
 export function createLocalSubagentRunner(deps: LocalSubagentDeps): SubagentRunner {
   const graphs = new Map(SUBAGENT_KINDS.map((kind) => [kind, buildSubagentGraph(kind, deps)]));
-  return async (task, { timeoutMs, signal, onProgress }) => {
+  return async (task, options) => {
+    const { timeoutMs, signal, onProgress } = options;
     const graph = graphs.get(isSubagentKind(task.kind) ? task.kind : 'general-purpose');
     if (!graph) throw new Error(`unknown sub-agent ${task.kind}`);
     const timeout = AbortSignal.timeout(timeoutMs);
@@ -67,6 +68,9 @@ export function createLocalSubagentRunner(deps: LocalSubagentDeps): SubagentRunn
           streamMode: 'values',
           recursionLimit: deps.recursionLimit ?? 50,
           tags: ['nostream'],
+          // Only the worker's observer, never the parent's: its tokens count, but stay out of the
+          // parent's message stream.
+          ...(options.callbacks ? { callbacks: options.callbacks } : {}),
         },
       );
       for await (const values of stream) {

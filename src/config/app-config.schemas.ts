@@ -164,6 +164,29 @@ export const McpToolsConfigSchema = Type.Object({
   }),
 });
 
+export const MetricsConfigSchema = Type.Object({
+  /**
+   * Port on which each worker serves its own Prometheus metrics (`GET /metrics`); null serves
+   * none. WARREN_WORKER_METRICS_PORT overrides it per process (two workers on one host need two
+   * ports). The API serves its metrics on its own port.
+   */
+  worker_port: Type.Union([Type.Integer({ minimum: 0, maximum: 65_535 }), Type.Null()], { default: null }),
+  /** Address the workers' metrics listener binds to. */
+  worker_host: Type.String({ minLength: 1, default: '0.0.0.0' }),
+});
+
+export const TracingConfigSchema = Type.Object({
+  /**
+   * OTLP/HTTP base URL of a trace collector (`http://collector:4318`; `/v1/traces` is added).
+   * Null leaves it to the standard OTEL_EXPORTER_OTLP_TRACES_ENDPOINT / OTEL_EXPORTER_OTLP_ENDPOINT;
+   * with neither set, tracing is off.
+   */
+  endpoint: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()], { default: null }),
+  /** `service.name` prefix: the processes report as `<name>-api` and `<name>-worker`. */
+  service_name: Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$', default: 'warren' }),
+});
+export type TracingConfig = Static<typeof TracingConfigSchema>;
+
 export const AppConfigSchema = Type.Object(
   {
     models: Type.Array(ModelConfigSchema, { default: [] }),
@@ -180,6 +203,8 @@ export const AppConfigSchema = Type.Object(
     cors: withDefault(CorsConfigSchema),
     auth: withDefault(AuthConfigSchema),
     mcp: withDefault(McpToolsConfigSchema),
+    metrics: withDefault(MetricsConfigSchema),
+    tracing: withDefault(TracingConfigSchema),
   },
   { additionalProperties: false },
 );

@@ -39,6 +39,8 @@ export const EnvConfigSchema = Type.Object({
    * config.yaml either, the API is open, as the spec's default is.
    */
   apiKeys: Type.Optional(Type.Array(ApiKeySchema)),
+  /** WARREN_WORKER_METRICS_PORT: a worker's metrics port, over config.yaml's `metrics.worker_port`. */
+  workerMetricsPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -59,6 +61,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       .split(',')
       .map((key) => key.trim())
       .filter((key) => key !== ''),
+    ...(env.WARREN_WORKER_METRICS_PORT ? { workerMetricsPort: Number(env.WARREN_WORKER_METRICS_PORT) } : {}),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -73,6 +76,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       workerConcurrency: 'WARREN_WORKER_CONCURRENCY',
       instanceId: 'WARREN_INSTANCE_ID',
       apiKeys: 'WARREN_API_KEYS',
+      workerMetricsPort: 'WARREN_WORKER_METRICS_PORT',
     };
     // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {

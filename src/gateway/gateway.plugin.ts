@@ -18,6 +18,7 @@ import { mcpRoutes } from './mcp.routes.js';
 import { modelRoutes } from './models.routes.js';
 import { skillRoutes } from './skills.routes.js';
 import { threadCleanupRoutes } from './threads.routes.js';
+import type { TokenUsageService } from './token-usage.service.js';
 import { uploadRoutes } from './uploads.routes.js';
 
 /** The gateway's services, built once by the composition root (api-server.ts). */
@@ -28,6 +29,7 @@ export interface GatewayServices {
   uploads: UploadsService;
   uploadLimits: UploadLimits;
   cleanup: ThreadCleanupService;
+  tokenUsage: TokenUsageService;
   artifacts: ArtifactsService;
   agents: AgentsService;
   suggestions: SuggestionsService;
@@ -47,7 +49,7 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(mcpRoutes, { mcp: deps.mcp });
   await app.register(skillRoutes, { skills: deps.skills });
   await app.register(uploadRoutes, { uploads: deps.uploads, limits: deps.uploadLimits });
-  await app.register(threadCleanupRoutes, { cleanup: deps.cleanup });
+  await app.register(threadCleanupRoutes, { cleanup: deps.cleanup, tokenUsage: deps.tokenUsage });
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
   await app.register(agentRoutes, { agents: deps.agents });
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });

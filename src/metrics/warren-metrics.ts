@@ -1,69 +1,139 @@
-// Warren's metrics: what the API process measures, and what it reads from Redis when scraped.
+// The API process's metrics: what it measures itself (HTTP requests, streaming clients, relay
+// lag, conversions), and what it reads from Redis when scraped (queue depth, runs by status).
+// Metric names are the ones dashboards already use; the HTTP and process metrics are new.
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { Gauge, Histogram, Counter, type Registry } from 'prom-client';
 import { keys } from '../store/keys.js';
 import type { RunStreamHub } from '../store/run-stream-hub.js';
-import { MetricsRegistry, sampleLines } from './registry.js';
+import { createRegistry, renderRegistry, scrapedCounter, scrapedGauge } from './registry.js';
+
+/** Seconds: from a millisecond to a minute (HTTP requests, runs waiting in the queue). */
+export const LATENCY_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 export interface WarrenMetrics {
-  registry: MetricsRegistry;
-  openConnections: ReturnType<MetricsRegistry['gauge']>;
-  waitingClients: ReturnType<MetricsRegistry['gauge']>;
-  relayLagSeconds: ReturnType<MetricsRegistry['histogram']>;
-  conversionSeconds: ReturnType<MetricsRegistry['histogram']>;
+  registry: Registry;
+  render(): Promise<string>;
+  openConnections: Gauge;
+  waitingClients: Gauge;
+  relayLagSeconds: Histogram;
+  conversionSeconds: Histogram;
+  /** One answered HTTP request: its route pattern (never the raw URL), method and status. */
+  observeRequest(route: string, method: string, status: number, seconds: number): void;
 }
 
-export function createWarrenMetrics(redis: Redis, queue: Pick<Queue, 'getJobCounts'>, hub: Pick<RunStreamHub, 'stats'>): WarrenMetrics {
-  const registry = new MetricsRegistry();
-  const openConnections = registry.gauge('warren_open_connections', 'Open streaming connections of this API process, by transport.');
-  openConnections.set(0, { transport: 'sse' });
-  openConnections.set(0, { transport: 'websocket' });
-  const waitingClients = registry.gauge(
-    'warren_stream_clients_waiting',
-    'Streaming clients that read slower than their run writes: paused until they catch up, then served from Redis.',
-  );
-  waitingClients.set(0, { transport: 'sse' });
-  waitingClients.set(0, { transport: 'websocket' });
-  const relayLagSeconds = registry.histogram(
-    'warren_stream_relay_lag_seconds',
-    'Delay from a worker appending an event to this API process writing it to a client.',
-    [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-  );
-  const conversionSeconds = registry.histogram(
-    'warren_conversion_duration_seconds',
-    'Time to convert an uploaded document to Markdown, by format.',
-    [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
-  );
-
-  registry.collect(async () => {
-    const counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-    return [
-      ...sampleLines('warren_queue_jobs', 'Run jobs in the queue, by state.', 'gauge', Object.entries(counts).map(([state, value]) => ({ labels: { state }, value }))),
-      ...sampleLines('warren_active_runs', 'Runs being executed by workers right now.', 'gauge', [{ value: counts.active ?? 0 }]),
-    ];
-  });
-  registry.collect(async () => {
-    const byStatus = await redis.hgetall(keys.runsByStatus());
-    return sampleLines(
-      'warren_runs_finished_total',
-      'Runs that reached a final status, across all workers.',
-      'counter',
-      Object.entries(byStatus).map(([status, value]) => ({ labels: { status }, value: Number(value) })),
-    );
-  });
-  registry.collect(async () => {
-    // What the relay holds in this process: all three fall to 0 once every client has gone.
-    const held = hub.stats();
-    return [
-      ...sampleLines('warren_stream_hub_runs', 'Runs this API process follows for its clients.', 'gauge', [{ value: held.streams }]),
-      ...sampleLines('warren_stream_hub_subscribers', 'Clients and waits following a run here, paused ones included.', 'gauge', [{ value: held.subscribers }]),
-      ...sampleLines('warren_stream_hub_cache_bytes', 'Bytes of catch-up pages cached for the runs followed.', 'gauge', [{ value: held.cachedBytes }]),
-    ];
-  });
-  return { registry, openConnections, waitingClients, relayLagSeconds, conversionSeconds };
+interface Sources {
+  redis: Redis;
+  queue: Pick<Queue, 'getJobCounts'>;
+  hub: Pick<RunStreamHub, 'stats'>;
+  /** Hears why a Redis read failed (that scrape goes without those series). */
+  onCollectorError: (err: unknown) => void;
 }
 
-/** The worker's side: count a run's final status. */
+export function createWarrenMetrics({ redis, queue, hub, onCollectorError }: Sources): WarrenMetrics {
+  const registry = createRegistry();
+  const registers = [registry];
+  const openConnections = new Gauge({
+    name: 'warren_open_connections',
+    help: 'Open streaming connections of this API process, by transport.',
+    labelNames: ['transport'],
+    registers,
+  });
+  const waitingClients = new Gauge({
+    name: 'warren_stream_clients_waiting',
+    help: 'Streaming clients that read slower than their run writes: paused until they catch up, then served from Redis.',
+    labelNames: ['transport'],
+    registers,
+  });
+  for (const transport of ['sse', 'websocket']) {
+    openConnections.set({ transport }, 0);
+    waitingClients.set({ transport }, 0);
+  }
+  const relayLagSeconds = new Histogram({
+    name: 'warren_stream_relay_lag_seconds',
+    help: 'Delay from a worker appending an event to this API process writing it to a client.',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
+  });
+  const conversionSeconds = new Histogram({
+    name: 'warren_conversion_duration_seconds',
+    help: 'Time to convert an uploaded document to Markdown, by format.',
+    labelNames: ['format'],
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers,
+  });
+  const httpRequests = new Counter({
+    name: 'warren_http_requests_total',
+    help: 'HTTP requests answered by this API process, by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    registers,
+  });
+  const httpSeconds = new Histogram({
+    name: 'warren_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request (for a stream: until it ends), by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+
+  const jobCounts = () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+  scrapedGauge({
+    registry,
+    name: 'warren_queue_jobs',
+    help: 'Run jobs in the queue, by state, across all workers.',
+    labelNames: ['state'],
+    read: async () => Object.entries(await jobCounts()).map(([state, value]) => ({ labels: { state }, value })),
+    onError: onCollectorError,
+  });
+  scrapedGauge({
+    registry,
+    name: 'warren_active_runs',
+    help: 'Runs being executed by workers right now.',
+    read: async () => [{ value: (await queue.getJobCounts('active')).active ?? 0 }],
+    onError: onCollectorError,
+  });
+  scrapedCounter({
+    registry,
+    name: 'warren_runs_finished_total',
+    help: 'Runs that reached a final status, across all workers.',
+    labelNames: ['status'],
+    read: async () => Object.entries(await redis.hgetall(keys.runsByStatus())).map(([status, value]) => ({ labels: { status }, value: Number(value) })),
+    onError: onCollectorError,
+  });
+  // What the relay holds in this process: all three fall to 0 once every client has gone.
+  const held = (pick: (stats: ReturnType<RunStreamHub['stats']>) => number) => async () => [{ value: pick(hub.stats()) }];
+  scrapedGauge({ registry, name: 'warren_stream_hub_runs', help: 'Runs this API process follows for its clients.', read: held((s) => s.streams), onError: onCollectorError });
+  scrapedGauge({
+    registry,
+    name: 'warren_stream_hub_subscribers',
+    help: 'Clients and waits following a run here, paused ones included.',
+    read: held((s) => s.subscribers),
+    onError: onCollectorError,
+  });
+  scrapedGauge({
+    registry,
+    name: 'warren_stream_hub_cache_bytes',
+    help: 'Bytes of catch-up pages cached for the runs followed.',
+    read: held((s) => s.cachedBytes),
+    onError: onCollectorError,
+  });
+
+  return {
+    registry,
+    render: () => renderRegistry(registry),
+    openConnections,
+    waitingClients,
+    relayLagSeconds,
+    conversionSeconds,
+    observeRequest(route, method, status, seconds) {
+      const labels = { route, method, status: String(status) };
+      httpRequests.inc(labels);
+      httpSeconds.observe(labels, seconds);
+    },
+  };
+}
+
+/** The worker's side: count a run's final status, across the cluster. */
 export async function countFinishedRun(redis: Redis, status: string): Promise<void> {
   await redis.hincrby(keys.runsByStatus(), status, 1);
 }

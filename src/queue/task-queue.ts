@@ -4,6 +4,7 @@
 // parent run that resumes after a crash finds the tasks it already started, finished or not.
 // A task writes nothing of the run's: its progress travels back as BullMQ job progress, and the
 // parent run streams it through its own (fenced) writer, like every other event of the run.
+import type { Callbacks } from '@langchain/core/callbacks/manager';
 import { Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -12,8 +13,9 @@ import { Value } from 'typebox/value';
 import { TaskTimeoutError } from '../errors.js';
 import { keys } from '../store/keys.js';
 import { connectionErrorLog } from '../store/redis.js';
+import { traceCarrier } from '../tracing/tracing.js';
 import { publishTaskCancel } from './control.js';
-import { dropConnection } from './run-queue.js';
+import { dropConnection, TraceContextSchema } from './run-queue.js';
 
 export const TaskJobSchema = Type.Object({
   thread_id: Type.String(),
@@ -24,6 +26,8 @@ export const TaskJobSchema = Type.Object({
   prompt: Type.String(),
   /** The parent run's own settings (model, switches), without LangGraph internals. */
   configurable: Type.Record(Type.String(), Type.Unknown()),
+  /** The parent run's trace, when tracing is on: the task's spans join it. */
+  trace_context: Type.Optional(TraceContextSchema),
 });
 export type TaskJob = Static<typeof TaskJobSchema>;
 
@@ -53,6 +57,8 @@ export interface TaskRunOptions {
   signal?: AbortSignal;
   /** Called with each progress message the task reports. */
   onProgress?: (message: string) => void;
+  /** LangChain callbacks for the sub-agent's graph (the worker's observer: metrics, usage, spans). */
+  callbacks?: Callbacks;
 }
 
 export interface TaskDispatcher {
@@ -87,7 +93,8 @@ export function createTaskDispatcher(connection: ConnectionOptions, runQueueName
       const timeout = AbortSignal.timeout(timeoutMs);
       const stopped = signal ? AbortSignal.any([signal, timeout]) : timeout;
       try {
-        const job = await queue.add(TASK_JOB_NAME, task, {
+        const traceContext = traceCarrier();
+        const job = await queue.add(TASK_JOB_NAME, traceContext ? { ...task, trace_context: traceContext } : task, {
           jobId,
           attempts: 1,
           removeOnComplete: { age: 3600, count: 10_000 },

@@ -51,7 +51,7 @@ export function createRunFollow(deps: RunFollowDeps) {
     const setPaused = (value: boolean) => {
       if (paused === value) return;
       paused = value;
-      metrics.waitingClients.add(value ? 1 : -1, { transport });
+      metrics.waitingClients.inc({ transport }, value ? 1 : -1);
     };
     const subscription = hub.subscribe(threadId, runId, afterId, {
       onEntries: (entries) => {
@@ -99,12 +99,12 @@ export function createRunFollow(deps: RunFollowDeps) {
 
   /** Counts an open streaming connection; the function returned uncounts it, once. */
   function connection(transport: StreamTransport): () => void {
-    metrics.openConnections.add(1, { transport });
+    metrics.openConnections.inc({ transport });
     let open = true;
     return () => {
       if (!open) return;
       open = false;
-      metrics.openConnections.add(-1, { transport });
+      metrics.openConnections.dec({ transport });
     };
   }
 

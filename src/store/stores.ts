@@ -4,6 +4,7 @@ import { RedisCheckpointSaver } from './checkpointer.js';
 import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
 import { createRunStreams, type RunStreams } from './run-stream.js';
 import { createRunStore, type RunStore } from './runs.js';
+import { createRunUsageStore, type RunUsageStore } from './run-usage.js';
 import { loadScripts } from './scripts.js';
 import { createThreadStore, type ThreadStore } from './threads.js';
 
@@ -11,6 +12,7 @@ export interface Stores {
   threads: ThreadStore;
   runs: RunStore;
   streams: RunStreams;
+  usage: RunUsageStore;
   checkpointer: RedisCheckpointSaver;
   customAgents: CustomAgentStore;
 }
@@ -21,6 +23,7 @@ export function createStores(redis: Redis): Stores {
     threads: createThreadStore(redis, scripts),
     runs: createRunStore(redis, scripts),
     streams: createRunStreams(redis, scripts),
+    usage: createRunUsageStore(redis, scripts),
     checkpointer: new RedisCheckpointSaver(redis),
     customAgents: createCustomAgentStore(redis, scripts),
   };

@@ -69,6 +69,21 @@ describe('the worker checks what crosses the queue', () => {
     expect(values.count).toBe(2);
   });
 
+  it('with tracing off (no collector configured), a run job carries only its ids', async () => {
+    const { thread_id: threadId } = await stack.client.threads.create();
+    await stack.client.runs.wait(threadId, 'counter', counted);
+    // The spec's run list answers `{runs: [...]}`.
+    const { runs } = (await (await fetch(`${stack.apiUrl}/threads/${threadId}/runs`)).json()) as { runs: { run_id: string }[] };
+    const [run] = runs;
+    if (!run) throw new Error('the run is not listed');
+    const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    try {
+      expect((await queue.getJob(run.run_id))?.data).toEqual({ thread_id: threadId, run_id: run.run_id });
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('fails a run job whose data does not match the contract, and keeps taking jobs', async () => {
     const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
     try {

@@ -47,6 +47,10 @@ export interface ClusterOptions {
   workers: number;
   config: Record<string, unknown>;
   workerConcurrency?: number;
+  /** More environment for every process. */
+  env?: Record<string, string>;
+  /** More environment for the worker of that index (its own metrics port, say). */
+  workerEnv?: (index: number) => Record<string, string>;
 }
 
 function nginxConfig(template: string, listen: number, upstreams: number[], dir: string): string {
@@ -149,7 +153,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const redisPort = await freePort();
   let redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
   tracked(redis.child);
-  const env = deploymentEnv(redis.url, home, configFile, { WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16) });
+  const env = deploymentEnv(redis.url, home, configFile, { WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16), ...options.env });
 
   const apis: ClusterProcess[] = [];
   const workers: ClusterProcess[] = [];
@@ -163,7 +167,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     rmSync(home, { recursive: true, force: true });
   };
   const startWorker = async () => {
-    const w = spawnNode(`worker-${workers.length}`, 'workers/main.js', { ...env, WARREN_INSTANCE_ID: `worker-${workers.length}` });
+    const w = spawnNode(`worker-${workers.length}`, 'workers/main.js', { ...env, WARREN_INSTANCE_ID: `worker-${workers.length}`, ...options.workerEnv?.(workers.length) });
     workers.push(w);
     return w;
   };

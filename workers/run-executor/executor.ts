@@ -3,6 +3,7 @@
 // worker that takes the job, and settling twice is harmless. Each claim takes a new attempt,
 // and every write of the run carries it: once another worker has claimed the run, Redis
 // refuses this one's writes and it stops (see src/store/scripts/append-run-event-2.lua).
+import { context } from '@opentelemetry/api';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { Logger } from 'pino';
 import { isFenceRefusal, isLineageRefusal, RunError } from '../../src/errors.js';
@@ -11,13 +12,16 @@ import { toWire, toWireJson } from '../../graphs/serialize.js';
 import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
 import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
+import type { WorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import type { RunStreams } from '../../src/store/run-stream.js';
+import type { RunUsageStore } from '../../src/store/run-usage.js';
 import type { RunStore } from '../../src/store/runs.js';
 import type { ThreadStore } from '../../src/store/threads.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
 import { StreamBarrier } from './stream-barrier.js';
 import { streamGraph, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput } from './run-config.js';
+import { observeRun, type RunObserver } from './run-observer.js';
 
 /**
  * Why a run's AbortSignal fired; BullMQ passes it through as the abort reason. `lost`: the
@@ -45,7 +49,17 @@ export interface ExecutorDeps {
   settings: { maxAttempts: number; defaultRecursionLimit: number; streamRetentionSeconds: number };
   /** Counts a run's final status for /metrics. */
   countFinished?: (status: string) => Promise<void>;
+  /** This worker's metrics (runs, model and tool calls); absent, runs are not observed. */
+  metrics?: WorkerMetrics;
+  /** Where a run's model calls record their token usage. */
+  usage?: Pick<RunUsageStore, 'add'>;
   log: Logger;
+}
+
+/** How a run ended on this worker, for its metrics: set as the run goes. */
+interface RunTally {
+  startedAt: number | null;
+  status: string;
 }
 
 /** `lost`: another attempt holds the run; this worker wrote nothing after it learnt so. */
@@ -95,17 +109,21 @@ export async function runDueAt(job: RunJob, deps: Pick<ExecutorDeps, 'runs'>): P
 
 export async function executeRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps): Promise<ExecuteOutcome> {
   const log = deps.log.child({ run_id: job.run_id, thread_id: job.thread_id });
+  // Until it is known otherwise, a run that stops early was lost (a fence refusal, a throw).
+  const tally: RunTally = { startedAt: null, status: 'lost' };
   try {
-    return await claimAndRun(job, signal, deps, log);
+    return await claimAndRun(job, signal, deps, log, tally);
   } catch (err) {
     // Redis refused a write: a newer attempt holds the run. Stop here, writing nothing more.
     if (!isFenceRefusal(err)) throw err;
     log.warn({ err }, 'run lost to a newer attempt; stopped without writing');
     return 'lost';
+  } finally {
+    if (tally.startedAt !== null) deps.metrics?.runEnded(tally.status, (Date.now() - tally.startedAt) / 1000);
   }
 }
 
-async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps, log: Logger): Promise<ExecuteOutcome> {
+async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps, log: Logger, tally: RunTally): Promise<ExecuteOutcome> {
   const { runs, streams, settings } = deps;
   const threadId = job.thread_id;
   const runId = job.run_id;
@@ -141,6 +159,9 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
   const run = await runs.require(threadId, runId);
   const started = Date.now();
   log.info({ run_attempt: attempt, run_queue_ms: started - Date.parse(run.created_at) }, 'run started');
+  tally.startedAt = started;
+  // A retried attempt's wait would count the earlier attempt's run time as waiting.
+  deps.metrics?.runStarted(attempt === 1 ? (started - Date.parse(run.created_at)) / 1000 : null);
 
   const latest = await deps.checkpoints.latestId(threadId);
   const before = run.checkpoint_before === undefined ? await runs.recordCheckpointBefore(threadId, runId, latest) : run.checkpoint_before;
@@ -156,6 +177,7 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
     // A record this release cannot read (another release wrote it, or a hand edit): the run
     // fails with an error its clients can see, and the thread moves on to its next run.
     log.warn({ err, run_attempt: attempt }, 'run record does not match the run contract');
+    tally.status = 'error';
     await settle(deps, fence, { status: 'error', threadStatus: 'error', error: errorPayload(err) }, {}, run);
     return 'settled';
   }
@@ -169,8 +191,10 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
   // A failed append stops the graph at once, rather than when its next event comes along; the
   // signal keeps the first failure as its reason.
   const appendFailed = new AbortController();
+  const observer = observerFor(deps, threadId, runId, log);
   try {
     const config = graphConfig(run, kwargs, attempt, settings.defaultRecursionLimit);
+    if (observer) config.callbacks = [observer];
     // LangGraph uses a checkpointer lent through the config before the graph's own.
     config.configurable = { ...config.configurable, __pregel_checkpointer: saver };
     const graph = await deps.graphs.load(run.assistant_id, config);
@@ -226,6 +250,7 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
     }
     if (reason === 'shutdown') {
       await deps.runs.handBack(fence);
+      tally.status = 'handed_back';
       log.info({ run_attempt: attempt }, 'run handed back on shutdown');
       return 'handed-back';
     }
@@ -245,9 +270,19 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
     }
   }
 
+  // The run's token tally is complete before its end is visible.
+  await observer?.flush();
   await settle(deps, fence, settlement, { values, interrupts }, run, kwargs);
+  tally.status = settlement.status === 'deleted' ? 'rolled_back' : settlement.status;
   log.info({ run_attempt: attempt, run_exec_ms: Date.now() - started, status: settlement.status }, 'run finished');
   return 'settled';
+}
+
+/** The run's observer (spans, model and tool metrics, token usage), when this worker observes runs. */
+function observerFor(deps: ExecutorDeps, threadId: string, runId: string, log: Logger): RunObserver | undefined {
+  const { metrics, usage } = deps;
+  if (!metrics) return undefined;
+  return observeRun({ root: context.active(), metrics, ...(usage ? { usage } : {}), threadId, runId, log });
 }
 
 function cancelledSettlement(action: 'interrupt' | 'rollback'): Settlement {
