@@ -173,7 +173,14 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     runtime: {
       threads: createThreadsService({ stores, cancelSignals, state }),
       state,
-      runs: createRunsService({ stores, graphs, dispatcher, cancelSignals, agents: stores.customAgents }),
+      runs: createRunsService({
+        stores,
+        graphs,
+        dispatcher,
+        cancelSignals,
+        agents: stores.customAgents,
+        webhooksAllowPrivate: config.webhooks.allow_private_networks,
+      }),
       follow: createRunFollow({ hub, metrics }),
       graphs,
       settings: {

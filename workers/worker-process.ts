@@ -13,6 +13,7 @@ import { createLogger } from '../src/logger.js';
 import { countFinishedRun } from '../src/metrics/warren-metrics.js';
 import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
+import { createWebhookDispatcher } from '../src/queue/webhook-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
 import { startTracing } from '../src/tracing/tracing.js';
@@ -22,6 +23,7 @@ import { startMetricsServer } from './metrics-server.js';
 import { observeRun } from './run-executor/run-observer.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
 import { startTaskWorker } from './task-worker.js';
+import { startWebhookWorker } from './webhook-worker.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
 import { createMcpToolset } from './tools/mcp-tools.js';
 import { watchMcpConfig } from './tools/mcp-reload.js';
@@ -92,6 +94,20 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     // A sub-agent's tokens count for the run that asked for it.
     observe: (task, root) => observeRun({ root, metrics, usage: stores.usage, threadId: task.thread_id, runId: task.run_id, log, caller: 'subagent' }),
   });
+  const webhooks = createWebhookDispatcher(
+    redis.bullmqOptions,
+    env.queueName,
+    { maxAttempts: config.webhooks.max_attempts, backoffMs: config.webhooks.backoff_seconds * 1000 },
+    log,
+  );
+  const webhookWorker = await startWebhookWorker({
+    runQueueName: env.queueName,
+    connection: redis.bullmqOptions,
+    config: config.webhooks,
+    runs: stores.runs,
+    count: (outcome) => metrics.webhookAttempt(outcome),
+    log,
+  });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const { checkpointer } = stores;
 
@@ -121,6 +137,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       log,
       countFinished: (status) => countFinishedRun(redis.command, status),
       metrics,
+      webhooks,
     },
   });
   log.info({ pid: process.pid, queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
@@ -138,6 +155,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         if (force) log.warn('redis unreachable at shutdown: runs in progress are left to lapse and be taken over');
         await worker.close(force);
         await taskWorker.close(force);
+        await webhookWorker.close(force);
+        await webhooks.close(force);
         await tasks.close(force);
         await mcp.close();
         await dispatcher.close(force);

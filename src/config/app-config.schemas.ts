@@ -68,6 +68,18 @@ export const SubagentsConfigSchema = Type.Object({
   timeout_seconds: Type.Integer({ minimum: 1, default: 900 }),
 });
 
+/** Delivery of a run's `webhook` when it ends. */
+export const WebhooksConfigSchema = Type.Object({
+  /** Loopback and private addresses allowed as webhook targets (tests, intranets). */
+  allow_private_networks: Type.Boolean({ default: false }),
+  /** Attempts per delivery; a 5xx, 408, 429, time-out or connection error tries again. */
+  max_attempts: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
+  /** First retry delay; each later one doubles. */
+  backoff_seconds: Type.Number({ exclusiveMinimum: 0, default: 2 }),
+  timeout_seconds: Type.Number({ exclusiveMinimum: 0, default: 10 }),
+});
+export type WebhooksConfig = Static<typeof WebhooksConfigSchema>;
+
 export const WebConfigSchema = Type.Object({
   /** `web_fetch`: URL to Markdown. */
   fetch_enabled: Type.Boolean({ default: true }),
@@ -198,6 +210,7 @@ export const AppConfigSchema = Type.Object(
     summarization: withDefault(SummarizationConfigSchema),
     subagents: withDefault(SubagentsConfigSchema),
     web: withDefault(WebConfigSchema),
+    webhooks: withDefault(WebhooksConfigSchema),
     uploads: withDefault(UploadsConfigSchema),
     runtime: withDefault(RuntimeConfigSchema),
     cors: withDefault(CorsConfigSchema),

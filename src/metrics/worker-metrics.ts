@@ -19,6 +19,8 @@ export interface WorkerMetrics {
   runEnded(status: string, seconds: number): void;
   modelCall(model: string, outcome: CallOutcome, seconds: number, tokens?: { input: number; output: number }): void;
   toolCall(tool: string, outcome: CallOutcome, seconds: number): void;
+  /** One webhook delivery attempt. */
+  webhookAttempt(outcome: 'delivered' | 'retry' | 'failed'): void;
 }
 
 export function createWorkerMetrics(): WorkerMetrics {
@@ -67,6 +69,13 @@ export function createWorkerMetrics(): WorkerMetrics {
     registers,
   });
 
+  const webhookAttempts = new Counter({
+    name: 'warren_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome (delivered, retry, failed).',
+    labelNames: ['outcome'],
+    registers,
+  });
+
   return {
     registry,
     render: () => renderRegistry(registry),
@@ -90,6 +99,9 @@ export function createWorkerMetrics(): WorkerMetrics {
     toolCall(tool, outcome, seconds) {
       toolCalls.inc({ tool, outcome });
       toolSeconds.observe({ tool }, seconds);
+    },
+    webhookAttempt(outcome) {
+      webhookAttempts.inc({ outcome });
     },
   };
 }

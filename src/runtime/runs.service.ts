@@ -10,6 +10,7 @@ import { isRunSettled, nowIso, type StoredRun } from '../store/records.js';
 import { publicRun, type CancelRunResult } from '../store/runs.js';
 import type { Stores } from '../store/stores.js';
 import { isAgentName, type CustomAgentStore } from '../store/custom-agents.js';
+import { assertPublicHost } from '../net/outbound-guard.js';
 import type { RunBatchItem, RunCancelMany, RunCreate, RunListQuery } from './runs.schemas.js';
 
 export interface CreatedRun {
@@ -35,6 +36,19 @@ export interface RunsServiceDeps extends CancelDeps {
   dispatcher: Pick<RunDispatcher, 'dispatch' | 'promote'>;
   /** Custom agents, so that a run naming an unknown one is refused before it is queued. */
   agents: Pick<CustomAgentStore, 'get'>;
+  /** Whether webhooks may go to loopback and private addresses (config `webhooks`). */
+  webhooksAllowPrivate?: boolean;
+}
+
+/** A webhook must reach a public host (unless config allows private ones): refused now, not at the end. */
+async function checkWebhook(url: string | null | undefined, allowPrivate: boolean): Promise<void> {
+  if (!url) return;
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ValidationError(`webhook: ${parsed.protocol} is not http or https.`);
+  if (allowPrivate) return;
+  await assertPublicHost(parsed, 'webhooks').catch((err: unknown) => {
+    throw new ValidationError(`webhook: ${err instanceof Error ? err.message : String(err)}`);
+  });
 }
 
 /** `agent_name` from `config.configurable` or `context` (DeerFlow's UI sends it in context). */
@@ -133,6 +147,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     async create(threadId: string | null, body: RunCreate): Promise<CreatedRun> {
       refuseUnsupported(body);
       await checkAgentName(body, deps.agents);
+      await checkWebhook(body.webhook, deps.webhooksAllowPrivate ?? false);
       const assistantId = resolveAssistant(body.assistant_id);
       const stateless = threadId === null;
       const tid = threadId ?? randomUUID();

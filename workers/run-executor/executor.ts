@@ -11,6 +11,7 @@ import type { GraphRegistry } from '../../graphs/registry.js';
 import { toWire, toWireJson } from '../../graphs/serialize.js';
 import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
+import type { WebhookDispatcher } from '../../src/queue/webhook-queue.js';
 import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
 import type { WorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import type { RunStreams } from '../../src/store/run-stream.js';
@@ -53,6 +54,8 @@ export interface ExecutorDeps {
   metrics?: WorkerMetrics;
   /** Where a run's model calls record their token usage. */
   usage?: Pick<RunUsageStore, 'add'>;
+  /** Queues the delivery of a run's `webhook` once it has settled. */
+  webhooks?: Pick<WebhookDispatcher, 'enqueue'>;
   log: Logger;
 }
 
@@ -309,6 +312,26 @@ async function currentValues(deps: ExecutorDeps, run: StoredRun): Promise<Record
 async function resumeSettled(deps: ExecutorDeps, threadId: string, runId: string) {
   const active = await deps.runs.active(threadId);
   if (active && active !== runId) await deps.dispatcher.dispatch(threadId, active);
+  // Its webhook too (a no-op if it was queued): values from the thread, the error was in the stream.
+  const webhook = webhookOf((await deps.runs.get(threadId, runId))?.kwargs);
+  if (webhook) await queueWebhook(deps, threadId, runId, webhook, (await deps.threads.get(threadId))?.values ?? null, null);
+}
+
+const webhookOf = (kwargs: RunKwargs | undefined): string | undefined => (typeof kwargs?.webhook === 'string' ? kwargs.webhook : undefined);
+
+async function queueWebhook(
+  deps: ExecutorDeps,
+  threadId: string,
+  runId: string,
+  url: string,
+  values: Record<string, unknown> | null,
+  error: { error: string; message: string } | null,
+): Promise<void> {
+  if (!deps.webhooks) return;
+  await deps.webhooks.enqueue({ thread_id: threadId, run_id: runId, url, values, error }).catch((err: unknown) => {
+    // The run is settled; only its notification is lost, and the log says so.
+    deps.log.warn({ err, run_id: runId, thread_id: threadId }, 'could not queue the run webhook');
+  });
 }
 
 /** Every write here is fenced: a worker that lost the run settles nothing (FENCED). */
@@ -335,6 +358,8 @@ async function settle(
     retentionSeconds: deps.settings.streamRetentionSeconds,
   });
   if (next) await deps.dispatcher.dispatch(threadId, next);
+  const webhook = webhookOf(kwargs ?? (run ?? (deps.webhooks ? await deps.runs.get(threadId, runId) : null))?.kwargs);
+  if (webhook && settlement.status !== 'deleted') await queueWebhook(deps, threadId, runId, webhook, state.values ?? null, settlement.error ?? null);
   await deps.countFinished?.(settlement.status === 'deleted' ? 'rolled_back' : settlement.status).catch((err: unknown) => {
     // A missed count costs /metrics one increment; the run is settled already.
     deps.log.warn({ err, run_id: runId, thread_id: threadId }, 'could not count the finished run');
