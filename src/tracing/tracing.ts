@@ -27,9 +27,14 @@ export function tracesTarget(config: TracingConfig, env: NodeJS.ProcessEnv = pro
  * Starts tracing for this process (`role`: api or worker), registering the global tracer
  * provider, the AsyncLocalStorage context manager and the W3C trace-context propagator.
  */
+let exporting = 0;
+/** Whether spans go anywhere: with none, callers can skip the work of making them. */
+export const tracingActive = (): boolean => exporting > 0;
+
 export function startTracing(config: TracingConfig, role: 'api' | 'worker', instanceId: string, env: NodeJS.ProcessEnv = process.env): Tracing {
   const target = tracesTarget(config, env);
   if (target === null) return { enabled: false, shutdown: async () => {} };
+  exporting += 1;
   const exporter = new OTLPTraceExporter(target === 'env' ? {} : { url: target });
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({
@@ -45,6 +50,7 @@ export function startTracing(config: TracingConfig, role: 'api' | 'worker', inst
     enabled: true,
     shutdown: () =>
       (stopping ??= (async () => {
+        exporting -= 1;
         await provider.shutdown();
         // Another start in this process (tests) registers afresh.
         trace.disable();

@@ -10,7 +10,7 @@ import type { ChainValues } from '@langchain/core/utils/types';
 import type { CallOutcome, WorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import type { Logger } from 'pino';
 import type { ModelCallUsage, RunUsageStore, UsageCaller } from '../../src/store/run-usage.js';
-import { tracer } from '../../src/tracing/tracing.js';
+import { tracer, tracingActive } from '../../src/tracing/tracing.js';
 
 interface Watched {
   /** The context this call's children start in: its own span's, or its parent's when it has none. */
@@ -83,6 +83,9 @@ export class RunObserver extends BaseCallbackHandler {
     private readonly options: RunObserverOptions,
   ) {
     super();
+    // Chains matter only for node spans (and to nest spans under them): without tracing, every
+    // runnable of the graph would call this handler, awaited, for nothing.
+    this.ignoreChain = !tracingActive();
   }
 
   /** Waits for the usage writes started so far (before the run settles, so its tally is complete). */
