@@ -82,7 +82,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   // Collectors read Redis: while it is away, every scrape would fail the same way.
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
   const stores = createStores(redis.command);
-  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
+  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config, log });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const hub = createRunStreamHub({
     streams: stores.streams,
