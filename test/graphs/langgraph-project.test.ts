@@ -91,4 +91,20 @@ describe('a LangGraph.js project through its langgraph.json', () => {
     const beforeChild = history.find((h) => h.next.includes('child'));
     expect(beforeChild?.tasks[0]).toMatchObject({ name: 'child', checkpoint: { thread_id: threadId, checkpoint_ns: expect.stringMatching(/^child:/) } });
   });
+
+  it('debug, checkpoints and tasks from a worker process: wire shapes, no internal configuration', async () => {
+    const { thread_id: threadId } = await client.threads.create();
+    const events = await collect(
+      client.runs.stream(threadId, 'nested', { input: { log: [] }, streamMode: ['debug', 'checkpoints', 'tasks'], streamSubgraphs: true }),
+    );
+    const checkpoint = events.find((e) => e.event === 'debug' && (e.data as { type: string }).type === 'checkpoint')?.data as {
+      payload: Record<string, unknown>;
+    };
+    expect(checkpoint.payload.checkpoint).toMatchObject({ thread_id: threadId, checkpoint_ns: '', checkpoint_id: expect.any(String) });
+    expect(events.some((e) => e.event.startsWith('checkpoints|child:'))).toBe(true);
+    // The worker's config holds its fenced checkpointer and abort signal: none of it may show.
+    const text = JSON.stringify(events);
+    // As keys: a task's `path` value (`["__pregel_pull", "child"]`) is LangGraph's wire format.
+    for (const internal of [/"__pregel\w*":/, /"callbacks":/, /"checkpointer":/, /"signal":/, /FencedCheckpointSaver/]) expect(text).not.toMatch(internal);
+  });
 });
