@@ -8,10 +8,13 @@ import { pathToFileURL } from 'node:url';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Pregel } from '@langchain/langgraph/pregel';
+import type { Logger } from 'pino';
 import type { AppConfig } from '../src/config/app-config.schemas.js';
 import { PROJECT_ROOT } from '../src/config/paths.js';
 import { ConfigError, NotFoundError } from '../src/errors.js';
+import { registerSdkLogger } from './graph-logger.js';
 import type { GraphServices } from './graph-services.js';
+import { installTypeScriptLoader, isTypeScriptModule } from './ts-loader.js';
 import { leadAgentGraph } from './lead-agent/lead-agent.js';
 
 // The graph type we host: any compiled LangGraph.js graph.
@@ -36,6 +39,8 @@ export interface GraphContext {
   appConfig: AppConfig;
   /** Given by workers, which run graphs; the API only reads state and leaves them out. */
   services?: GraphServices;
+  /** Backs the SDK's `getLogger()` that graphs log through. */
+  log?: Logger;
 }
 
 export interface GraphRegistry {
@@ -55,9 +60,11 @@ function isPregel(value: unknown): value is HostedGraph {
 }
 
 async function toGraph(exported: unknown, config: RunnableConfig | undefined, spec: string, context: GraphContext): Promise<HostedGraph> {
-  let value = exported;
+  // A module may export the graph itself, a Promise of it, or a factory that LangGraph calls
+  // with the run's config on every run (and every state read), as the LangGraph server does.
+  let value: unknown = await exported;
   if (typeof value === 'function' && !isPregel(value)) {
-    value = await (value as GraphFactory)(config, context);
+    value = await (value as GraphFactory)(config ?? { configurable: {} }, context);
   }
   if (isPregel(value)) return value;
   // createAgent returns an agent whose compiled graph is `.graph`.
@@ -68,12 +75,15 @@ async function toGraph(exported: unknown, config: RunnableConfig | undefined, sp
     const compiled = (value as { compile: () => unknown }).compile();
     if (isPregel(compiled)) return compiled;
   }
-  throw new ConfigError(`${spec} does not export a LangGraph graph (a compiled graph, a StateGraph, or a function returning one)`);
+  throw new ConfigError(`${spec} does not export a LangGraph graph (a compiled graph, a StateGraph, a Promise of one, or a function returning one)`);
 }
 
-type ResolvedGraph = { spec: string } & ({ builtin: GraphFactory } | { url: string; exportName: string });
+type ResolvedGraph = { spec: string } & ({ builtin: GraphFactory } | { url: string; exportName: string; typescript: boolean });
 
-/** Resolves `builtin:x` to its factory, and `<path>:<export>` to an importable file URL and an export name. */
+/**
+ * Resolves `builtin:x` to its factory, and `<path>:<export>` to an importable file URL and an
+ * export name; `<path>` alone means its default export, as in `langgraph.json`.
+ */
 export function resolveGraphSpec(spec: string, configDir: string): ResolvedGraph {
   if (spec.startsWith('builtin:')) {
     const builtin = BUILTINS[spec.slice('builtin:'.length)];
@@ -81,16 +91,16 @@ export function resolveGraphSpec(spec: string, configDir: string): ResolvedGraph
     return { spec, builtin };
   }
   const colon = spec.lastIndexOf(':');
-  if (colon <= 0) throw new ConfigError(`Graph "${spec}" must be <module path>:<export>`);
-  const exportName = spec.slice(colon + 1);
-  const target = spec.slice(0, colon);
-  if (!/\.(m?js|ts|mts)$/.test(target)) throw new ConfigError(`Graph module "${target}" must be .js, .mjs or .ts`);
+  const exportName = colon > 0 ? spec.slice(colon + 1) : 'default';
+  const target = colon > 0 ? spec.slice(0, colon) : spec;
+  if (exportName === '') throw new ConfigError(`Graph "${spec}" must be <module path>:<export> or <module path>`);
+  if (!/\.(?:[cm]?js|[cm]?ts)$/.test(target)) throw new ConfigError(`Graph module "${target}" must be .js, .mjs, .cjs, .ts, .mts or .cts`);
   const full = path.isAbsolute(target) ? target : path.resolve(configDir, target);
   if (WORKER_ONLY_DIRS.some((dir) => full.startsWith(dir + path.sep))) {
     throw new ConfigError(`Graph module ${full} (for "${spec}") is worker code: the API loads graphs too, so they live outside workers/`);
   }
   if (!existsSync(full)) throw new ConfigError(`Graph module ${full} (for "${spec}") does not exist`);
-  return { spec, url: pathToFileURL(full).href, exportName };
+  return { spec, url: pathToFileURL(full).href, exportName, typescript: isTypeScriptModule(full) };
 }
 
 export function createGraphRegistry(
@@ -101,6 +111,8 @@ export function createGraphRegistry(
   const specs: Record<string, string> = { [DEFAULT_GRAPH_ID]: 'builtin:lead_agent', ...graphs };
   // Resolve every spec at boot, so a bad path fails the start, not the first run.
   const resolved = new Map(Object.entries(specs).map(([id, spec]) => [id, resolveGraphSpec(spec, configDir)]));
+  if ([...resolved.values()].some((entry) => 'typescript' in entry && entry.typescript)) installTypeScriptLoader();
+  if (context.log) registerSdkLogger(context.log);
   const modules = new Map<string, Promise<Record<string, unknown>>>();
 
   const exportOf = async (url: string, exportName: string, spec: string): Promise<unknown> => {

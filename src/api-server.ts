@@ -101,7 +101,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
   const stores = createStores(redis.command);
-  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config });
+  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config, log });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
   // Suggestions are worker tasks; the queue and its event reader are opened on the first one.
   let taskQueue: TaskDispatcher | undefined;

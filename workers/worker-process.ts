@@ -81,7 +81,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     log,
     ...(bwrapPath !== undefined ? { bwrapPath } : {}),
   });
-  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config, services });
+  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config, services, log });
   const taskWorker = await startTaskWorker({
     runQueueName: env.queueName,
     connection: redis.bullmqOptions,

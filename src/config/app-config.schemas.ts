@@ -204,6 +204,11 @@ export const AppConfigSchema = Type.Object(
     models: Type.Array(ModelConfigSchema, { default: [] }),
     /** assistant id → `builtin:lead_agent` or `<module path>:<export>`. */
     graphs: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$' }), NonEmpty, { default: {} }),
+    /**
+     * A LangGraph.js project's `langgraph.json` (relative to this file): its graphs join `graphs`
+     * and its `env` reaches the environment (src/config/langgraph-json.ts).
+     */
+    langgraph_json: Type.Optional(NonEmpty),
     sandbox: withDefault(SandboxConfigSchema),
     skills: withDefault(SkillsConfigSchema),
     title: withDefault(TitleConfigSchema),

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { AppConfigSchema, type AppConfig } from './app-config.schemas.js';
 import { problemsMessage, schemaProblems, unknownKeys } from './config-problems.js';
+import { applyProjectEnv, mergeProjectGraphs, readLangGraphJson, type LangGraphProject } from './langgraph-json.js';
 
 export interface LoadedConfig {
   readonly config: AppConfig;
@@ -38,7 +39,23 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfi
   } catch (err) {
     throw new ConfigError(`${file} is not valid YAML: ${(err as Error).message}`);
   }
-  return { config: parseAppConfig(raw, env, file), file, dir: path.dirname(file) };
+  const dir = path.dirname(file);
+  const project = readProject(raw, env, file, dir);
+  if (!project) return { config: parseAppConfig(raw, env, file), file, dir };
+  // The project's env is read first, so config.yaml's `$NAME` values may come from it too.
+  const config = parseAppConfig(raw, { ...project.env, ...env }, file);
+  const graphs = mergeProjectGraphs(config.graphs, project, project.file);
+  return { config: Object.freeze({ ...config, graphs: Object.freeze(graphs) }), file, dir };
+}
+
+/** The `langgraph.json` config.yaml points at, read, with its env applied to the process. */
+function readProject(raw: unknown, env: NodeJS.ProcessEnv, file: string, dir: string): (LangGraphProject & { file: string }) | null {
+  const ref = (raw as { langgraph_json?: unknown } | null)?.langgraph_json;
+  if (typeof ref !== 'string' || ref === '') return null;
+  const projectFile = path.resolve(dir, resolveEnvRefs(ref, env, 'langgraph_json', file) as string);
+  const project = readLangGraphJson(projectFile);
+  applyProjectEnv(project, process.env);
+  return { ...project, file: projectFile };
 }
 
 export function parseAppConfig(raw: unknown, env: NodeJS.ProcessEnv, source = 'config.yaml'): AppConfig {

@@ -5,6 +5,7 @@ import { Command, InvalidUpdateError, type StateSnapshot } from '@langchain/lang
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import { toWire } from '../../graphs/serialize.js';
+import { checkpointRef, publicConfig } from '../../graphs/wire-config.js';
 import type { Thread } from '../store/records.js';
 import type { Stores } from '../store/stores.js';
 import type { HistoryBody, StateUpdate, Superstep, ThreadState } from './threads.schemas.js';
@@ -22,24 +23,6 @@ const EMPTY_STATE: ThreadState = {
   config: {},
 };
 
-function checkpointOf(config: RunnableConfig | undefined) {
-  const c = config?.configurable;
-  if (!c?.thread_id) return null;
-  return {
-    thread_id: String(c.thread_id),
-    checkpoint_ns: String(c.checkpoint_ns ?? ''),
-    checkpoint_id: c.checkpoint_id ? String(c.checkpoint_id) : null,
-    checkpoint_map: (c.checkpoint_map as Record<string, unknown> | undefined) ?? null,
-  };
-}
-
-/** Config for the wire: no internal `__` keys, no callbacks. */
-function publicConfig(config: RunnableConfig | undefined): Record<string, unknown> {
-  if (!config) return {};
-  const configurable = Object.fromEntries(Object.entries(config.configurable ?? {}).filter(([k]) => !k.startsWith('__')));
-  return toWire({ ...(config.tags ? { tags: config.tags } : {}), ...(config.metadata ? { metadata: config.metadata } : {}), configurable });
-}
-
 export function toThreadState(snapshot: StateSnapshot): ThreadState {
   const metadata = snapshot.metadata ? { ...(snapshot.metadata as Record<string, unknown>) } : null;
   if (metadata && metadata.checkpoint_ns === '') delete metadata.checkpoint_ns;
@@ -55,16 +38,16 @@ export function toThreadState(snapshot: StateSnapshot): ThreadState {
         error: task.error ? String((task.error as Error).message ?? task.error) : null,
         interrupts: toWire(task.interrupts ?? []),
         path: toWire(task.path ?? []),
-        checkpoint: !isSnapshot && state?.configurable ? toWire(state.configurable) : null,
+        checkpoint: isSnapshot ? null : checkpointRef(state, false),
         state: isSnapshot ? toThreadState(state) : null,
         ...(task.result !== undefined ? { result: toWire(task.result) } : {}),
       };
     }),
-    checkpoint: checkpointOf(snapshot.config),
+    checkpoint: checkpointRef(snapshot.config, false),
     metadata: metadata ? toWire(metadata) : null,
     created_at: snapshot.createdAt ?? null,
-    parent_checkpoint: checkpointOf(snapshot.parentConfig),
-    config: publicConfig(snapshot.config),
+    parent_checkpoint: checkpointRef(snapshot.parentConfig, false),
+    config: toWire(publicConfig(snapshot.config)),
   };
 }
 
@@ -148,7 +131,7 @@ export function createStateService(deps: StateServiceDeps) {
       const snapshot = await graph.getState(stateConfig(threadId));
       await threads.setValues(threadId, toWire(snapshot.values ?? {}));
       if (!graphIdOf(thread)) await threads.patchMetadata(threadId, { graph_id: DEFAULT_GRAPH_ID });
-      return { checkpoint: toWire(next.configurable ?? {}) };
+      return { checkpoint: toWire(publicConfig(next).configurable) };
     },
 
     /**

@@ -4,6 +4,7 @@
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { HostedGraph } from '../../graphs/registry.js';
 import type { StreamMode } from '../../src/queue/run-kwargs.js';
+import { isCheckpointEnvelope, wireCallbackEvent, wireCheckpoint, wireDebug, wireTask } from '../../graphs/wire-config.js';
 
 /** The modes a run may ask for, as the API accepted them. */
 export type WireStreamMode = StreamMode;
@@ -43,7 +44,16 @@ function chunkToEvent(chunk: unknown, options: GraphStreamOptions, wanted: Reado
   const [ns, mode, payload] = (options.subgraphs ? tuple : [[], ...tuple]) as [string[], LibStreamMode, unknown];
   const wireMode = mode === 'messages' ? 'messages-tuple' : mode;
   if (!wanted.has(wireMode)) return null;
-  return { event: eventName(mode, ns, options.subgraphs), data: payload };
+  if (mode === 'checkpoints' && isCheckpointEnvelope(payload)) return null;
+  return { event: eventName(mode, ns, options.subgraphs), data: wirePayload(mode, payload) };
+}
+
+/** LangGraph's debug, checkpoint and task payloads in the LangGraph API's wire shapes. */
+function wirePayload(mode: LibStreamMode, payload: unknown): unknown {
+  if (mode === 'debug') return wireDebug(payload);
+  if (mode === 'checkpoints') return wireCheckpoint(payload);
+  if (mode === 'tasks') return wireTask(payload);
+  return payload;
 }
 
 export async function* streamGraph(graph: HostedGraph, input: unknown, options: GraphStreamOptions): AsyncGenerator<GraphEvent> {
@@ -76,7 +86,7 @@ export async function* streamGraph(graph: HostedGraph, input: unknown, options: 
       const event = chunkToEvent(ev.data.chunk, options, wanted);
       if (event) yield event;
     } else {
-      yield { event: 'events', data: ev };
+      yield { event: 'events', data: wireCallbackEvent(ev) };
     }
   }
 }

@@ -1,0 +1,22 @@
+// `langgraph.json`, the LangGraph CLI's project file, as Warren reads it (src/config/langgraph-json.ts).
+import { Type, type Static } from 'typebox';
+
+const GraphPath = Type.String({ minLength: 1 });
+
+export const LangGraphJsonSchema = Type.Object(
+  {
+    /** graph id → `./path/to/file.ts:export` (or `{path, description}`), relative to the file. */
+    graphs: Type.Record(
+      Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$' }),
+      Type.Union([GraphPath, Type.Object({ path: GraphPath, description: Type.Optional(Type.String()) }, { additionalProperties: false })]),
+    ),
+    /** A `.env` file (relative to the file), variables by name, or names the environment provides. */
+    env: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Record(Type.String(), Type.String()), Type.Array(Type.String())])),
+    /** Project directories (relative to the file); for a JS project, where its packages are installed. */
+    dependencies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  },
+  // The other keys are sorted out by name in langgraph-json.ts: build-time ones are ignored,
+  // runtime ones Warren does not implement are refused.
+  { additionalProperties: true },
+);
+export type LangGraphJson = Static<typeof LangGraphJsonSchema>;

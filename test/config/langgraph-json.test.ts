@@ -1,0 +1,89 @@
+// config.yaml's `langgraph_json`: a LangGraph.js project's file read as the LangGraph CLI reads
+// it. Graphs resolve against the file, `env` reaches the environment without overriding it,
+// build-time keys are ignored, and runtime features Warren does not implement are refused by name.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveGraphSpec } from '../../graphs/registry.js';
+import { loadAppConfig } from '../../src/config/load-config.js';
+import { ConfigError } from '../../src/errors.js';
+
+let dir: string;
+let project: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'warren-lgjson-'));
+  project = path.join(dir, 'project');
+  mkdirSync(path.join(project, 'src'), { recursive: true });
+  writeFileSync(path.join(project, 'src', 'agent.ts'), 'export const graph = 1;\n');
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Writes config.yaml (pointing at project/langgraph.json) and langgraph.json, and loads them. */
+function load(langgraph: Record<string, unknown>, yaml = 'langgraph_json: ./project/langgraph.json\n', env: NodeJS.ProcessEnv = {}) {
+  writeFileSync(path.join(project, 'langgraph.json'), JSON.stringify(langgraph));
+  const configFile = path.join(dir, 'config.yaml');
+  writeFileSync(configFile, yaml);
+  return loadAppConfig({ ...env, WARREN_CONFIG: configFile });
+}
+
+const GRAPHS = { agent: './src/agent.ts:graph' };
+
+describe('langgraph.json', () => {
+  it('adds its graphs, resolved against the file, in either form; ignores build-time keys', () => {
+    const { config } = load({
+      $schema: 'https://langgra.ph/schema.json',
+      node_version: '24',
+      dockerfile_lines: ['RUN true'],
+      dependencies: ['.'],
+      graphs: { ...GRAPHS, described: { path: './src/agent.ts', description: 'default export' } },
+    });
+    expect(config.graphs).toEqual({ agent: `${path.join(project, 'src', 'agent.ts')}:graph`, described: path.join(project, 'src', 'agent.ts') });
+    expect(Object.isFrozen(config.graphs)).toBe(true);
+    // The registry takes both: a spec without `:export` means the default export.
+    expect(resolveGraphSpec(config.graphs.described as string, dir)).toMatchObject({ exportName: 'default' });
+  });
+
+  it('applies env (a file or an object) to the process environment, never over a variable already set', () => {
+    writeFileSync(path.join(project, '.env'), 'WARREN_LGJSON_A=from-file\nWARREN_LGJSON_B="quoted value"\n');
+    process.env.WARREN_LGJSON_B = 'already set';
+    try {
+      load({ graphs: GRAPHS, env: '.env' });
+      expect(process.env.WARREN_LGJSON_A).toBe('from-file');
+      expect(process.env.WARREN_LGJSON_B).toBe('already set');
+      // config.yaml's $NAME values may come from the project's env.
+      const { config } = load({ graphs: GRAPHS, env: { WARREN_LGJSON_C: 'http://from-object' } }, 'langgraph_json: ./project/langgraph.json\ncors:\n  allow_origins: [$WARREN_LGJSON_C]\n');
+      expect(process.env.WARREN_LGJSON_C).toBe('http://from-object');
+      expect(config.cors.allow_origins).toEqual(['http://from-object']);
+    } finally {
+      for (const name of ['WARREN_LGJSON_A', 'WARREN_LGJSON_B', 'WARREN_LGJSON_C']) delete process.env[name];
+    }
+  });
+
+  it('refuses runtime features Warren does not implement, naming the key and why', () => {
+    for (const [key, reason] of [
+      ['store', /long-term store/],
+      ['checkpointer', /Redis/],
+      ['http', /CORS is `cors` in config.yaml/],
+      ['auth', /auth\.api_keys/],
+      ['ui', /generative UI/],
+    ] as const) {
+      const attempt = () => load({ graphs: GRAPHS, [key]: {} });
+      expect(attempt).toThrow(ConfigError);
+      expect(attempt).toThrow(new RegExp(`"${key}" is not supported`));
+      expect(attempt).toThrow(reason);
+    }
+    expect(() => load({ graphs: GRAPHS, grpahs: {} })).toThrow(/unknown key "grpahs"/);
+  });
+
+  it('refuses what cannot run: Python graphs, missing files, bad shapes, ids also in config.yaml', () => {
+    expect(() => load({ graphs: { py: './agent.py:graph' } })).toThrow(/graph "py" is Python/);
+    expect(() => load({ graphs: GRAPHS, env: './missing.env' })).toThrow(/env file .*missing\.env does not exist/);
+    expect(() => load({ graphs: GRAPHS, dependencies: ['./nowhere'] })).toThrow(/dependency "\.\/nowhere" .* is not a directory/);
+    expect(() => load({ graphs: 'nope' })).toThrow(/is invalid: \/graphs/);
+    expect(() => load({ graphs: GRAPHS }, 'langgraph_json: ./project/langgraph.json\ngraphs:\n  agent: builtin:lead_agent\n')).toThrow(
+      /graph "agent" is also in config\.yaml's graphs/,
+    );
+    expect(() => load({ graphs: GRAPHS }, 'langgraph_json: ./elsewhere.json\n')).toThrow(/langgraph_json points at .*elsewhere\.json, which does not exist/);
+  });
+});
