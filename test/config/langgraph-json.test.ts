@@ -52,9 +52,9 @@ describe('langgraph.json', () => {
       expect(process.env.WARREN_LGJSON_A).toBe('from-file');
       expect(process.env.WARREN_LGJSON_B).toBe('already set');
       // config.yaml's $NAME values may come from the project's env.
-      const { config } = load({ graphs: GRAPHS, env: { WARREN_LGJSON_C: 'http://from-object' } }, 'langgraph_json: ./project/langgraph.json\ncors:\n  allow_origins: [$WARREN_LGJSON_C]\n');
+      const { config } = load({ graphs: GRAPHS, env: { WARREN_LGJSON_C: 'http://from-object' } }, 'langgraph_json: ./project/langgraph.json\ncors:\n  origins: [$WARREN_LGJSON_C]\n');
       expect(process.env.WARREN_LGJSON_C).toBe('http://from-object');
-      expect(config.cors.allow_origins).toEqual(['http://from-object']);
+      expect(config.cors.origins).toEqual(['http://from-object']);
     } finally {
       for (const name of ['WARREN_LGJSON_A', 'WARREN_LGJSON_B', 'WARREN_LGJSON_C']) delete process.env[name];
     }
