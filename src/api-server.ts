@@ -32,6 +32,7 @@ import { createTaskDispatcher, type TaskDispatcher } from './queue/task-queue.js
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectionErrorLog, connectRedis } from './store/redis.js';
 import { createRunFollow } from './runtime/run-follow.js';
+import { createAssistantsService } from './runtime/assistants.service.js';
 import { createRunsService, type CancelSignals } from './runtime/runs.service.js';
 import { createStateService } from './runtime/state.service.js';
 import { createThreadsService } from './runtime/threads.service.js';
@@ -155,6 +156,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     suggestions: createSuggestionsService({ tasks }, log),
   };
   const state = createStateService({ stores, graphs });
+  const threads = createThreadsService({ stores, cancelSignals, state });
+  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId) });
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
   const app = await buildApp({
@@ -171,11 +174,13 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     draining: () => closing !== undefined,
     gateway: (scope) => gatewayRoutes(scope, gatewayServices),
     runtime: {
-      threads: createThreadsService({ stores, cancelSignals, state }),
+      assistants,
+      threads,
       state,
       runs: createRunsService({
         stores,
         graphs,
+        assistants,
         dispatcher,
         cancelSignals,
         agents: stores.customAgents,

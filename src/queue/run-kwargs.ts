@@ -78,6 +78,8 @@ export const RunKwargsSchema = Type.Object({
   after_seconds: Type.Optional(AfterSecondsSchema),
   /** Called when the run settles (delivered by the webhook sender, not the executor). */
   webhook: Type.Optional(WebhookSchema),
+  /** The graph to run, when the run's assistant is one a client created (its id is not the graph's). */
+  graph_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
 });
 export type RunKwargs = Static<typeof RunKwargsSchema>;
 

@@ -11,6 +11,7 @@ import { publicRun, type CancelRunResult } from '../store/runs.js';
 import type { Stores } from '../store/stores.js';
 import { isAgentName, type CustomAgentStore } from '../store/custom-agents.js';
 import { assertPublicHost } from '../net/outbound-guard.js';
+import { mergeAssistant, type AssistantsService } from './assistants.service.js';
 import type { RunBatchItem, RunCancelMany, RunCreate, RunListQuery } from './runs.schemas.js';
 
 export interface CreatedRun {
@@ -34,6 +35,8 @@ export interface RunsServiceDeps extends CancelDeps {
   stores: Pick<Stores, 'threads' | 'runs'>;
   graphs: Pick<GraphRegistry, 'has' | 'ids'>;
   dispatcher: Pick<RunDispatcher, 'dispatch' | 'promote'>;
+  /** Resolves a run's assistant (a system one, or one a client created) to its graph and settings. */
+  assistants: Pick<AssistantsService, 'forRun'>;
   /** Custom agents, so that a run naming an unknown one is refused before it is queued. */
   agents: Pick<CustomAgentStore, 'get'>;
   /** Whether webhooks may go to loopback and private addresses (config `webhooks`). */
@@ -95,13 +98,6 @@ export async function signalCancel(deps: CancelDeps, threadId: string, runId: st
 export function createRunsService(deps: RunsServiceDeps) {
   const { threads, runs } = deps.stores;
 
-  const resolveAssistant = (assistantId: string | undefined): string => {
-    const id = assistantId ?? DEFAULT_GRAPH_ID;
-    if (!deps.graphs.has(id)) {
-      throw new NotFoundError(`No assistant found for "${id}". Use a configured graph id (${deps.graphs.ids().join(', ')}).`);
-    }
-    return id;
-  };
 
   async function stop(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<CancelRunResult> {
     const result = await signalCancel(deps, threadId, runId, action);
@@ -148,18 +144,21 @@ export function createRunsService(deps: RunsServiceDeps) {
       refuseUnsupported(body);
       await checkAgentName(body, deps.agents);
       await checkWebhook(body.webhook, deps.webhooksAllowPrivate ?? false);
-      const assistantId = resolveAssistant(body.assistant_id);
+      const assistant = await deps.assistants.forRun(body.assistant_id);
+      const { assistantId, graphId } = assistant;
+      // The assistant's config and context under the run's own, as LangGraph merges them.
+      const merged = mergeAssistant(assistant, body.config, body.context);
       const stateless = threadId === null;
       const tid = threadId ?? randomUUID();
       if (stateless) {
-        await threads.create({ threadId: tid, metadata: { graph_id: assistantId, assistant_id: assistantId }, ifExists: 'raise' });
+        await threads.create({ threadId: tid, metadata: { graph_id: graphId, assistant_id: assistantId }, ifExists: 'raise' });
       } else if (!(await threads.get(tid))) {
         if (body.if_not_exists !== 'create') throw new NotFoundError(`Thread ${tid} not found`);
         await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing' });
       }
       const thread = await threads.require(tid);
-      if (thread.metadata.graph_id !== assistantId) {
-        await threads.patchMetadata(tid, { graph_id: assistantId, assistant_id: assistantId });
+      if (thread.metadata.graph_id !== graphId || thread.metadata.assistant_id !== assistantId) {
+        await threads.patchMetadata(tid, { graph_id: graphId, assistant_id: assistantId });
       }
 
       const strategy = body.multitask_strategy ?? 'enqueue';
@@ -167,8 +166,9 @@ export function createRunsService(deps: RunsServiceDeps) {
       const kwargs: RunKwargs = {
         input: body.input ?? null,
         command: body.command ?? null,
-        config: { ...(body.config ?? {}) },
-        context: body.context ?? null,
+        config: merged.config,
+        context: merged.context,
+        ...(graphId !== assistantId ? { graph_id: graphId } : {}),
         stream_mode: streamModes.length > 0 ? streamModes : ['values'],
         stream_subgraphs: body.stream_subgraphs ?? false,
         stream_resumable: body.stream_resumable ?? false,
@@ -247,7 +247,7 @@ export function createRunsService(deps: RunsServiceDeps) {
       // Every body is checked before any run is made: one bad entry creates none.
       for (const body of bodies) {
         refuseUnsupported(body);
-        resolveAssistant(body.assistant_id);
+        await deps.assistants.forRun(body.assistant_id);
       }
       const created: StoredRun[] = [];
       for (const body of bodies) created.push((await service.create(null, body)).run);

@@ -1,6 +1,7 @@
 // What the runtime route group is handed by the composition root: services built once, never
 // the stores or a Redis client. runtime.plugin.ts gives each route plugin only its part.
 import type { GraphRegistry } from '../../graphs/registry.js';
+import type { AssistantsService } from './assistants.service.js';
 import type { RunFollow } from './run-follow.js';
 import type { RunsService } from './runs.service.js';
 import type { StateService } from './state.service.js';
@@ -13,6 +14,7 @@ export interface RuntimeSettings {
 }
 
 export interface RuntimeDeps {
+  assistants: AssistantsService;
   threads: ThreadsService;
   state: StateService;
   runs: RunsService;

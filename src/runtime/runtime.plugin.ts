@@ -10,5 +10,5 @@ export async function runtimeRoutes(app: FastifyInstance, deps: RuntimeDeps): Pr
   await app.register(threadRoutes, { threads: deps.threads, state: deps.state });
   await app.register(runRoutes, { runs: deps.runs, follow: deps.follow, settings: deps.settings });
   await app.register(runWebSocketRoutes, { runs: deps.runs, follow: deps.follow });
-  await app.register(assistantRoutes, { graphs: deps.graphs });
+  await app.register(assistantRoutes, { assistants: deps.assistants });
 }

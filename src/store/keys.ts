@@ -34,6 +34,17 @@ export const keys = {
   /** Hash: run id → thread id, so a run can be found from its id alone. */
   runThreads: () => `${KEY_PREFIX}:run-threads`,
 
+  // ── assistants ──────────────────────────────────────────────────────────────────────────
+  // User-created assistants (a configured graph's system assistant is never stored). The tag
+  // keeps an assistant's record and versions on one slot; `assistant:` keeps them clear of a
+  // thread's keys, whose pattern deletes everything under `{thread_id}`.
+  /** Hash: `record` (the assistant as JSON, its latest version) and `max_version`. */
+  assistant: (assistantId: string) => `${KEY_PREFIX}:assistant:{${assistantId}}`,
+  /** Hash: version number → that version of the assistant (JSON). */
+  assistantVersions: (assistantId: string) => `${KEY_PREFIX}:assistant:{${assistantId}}:versions`,
+  /** Sorted set of every user-created assistant id, scored by `created_at` in ms. */
+  assistantIndex: () => `${KEY_PREFIX}:assistants:by-created`,
+
   // ── checkpoints ─────────────────────────────────────────────────────────────────────────
   /** Set of checkpoint namespaces used by the thread (`""` is the root graph). */
   checkpointNamespaces: (threadId: string) => `${tag(threadId)}:cp-ns`,

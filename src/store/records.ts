@@ -60,6 +60,24 @@ export const RunSchema = Type.Object({
 });
 export type Run = Static<typeof RunSchema>;
 
+/** One version of an assistant, as `/assistants/{id}/versions` lists it. */
+export const AssistantVersionSchema = Type.Object({
+  assistant_id: Type.String(),
+  graph_id: Type.String(),
+  name: Type.String(),
+  description: Type.Union([Type.String(), Type.Null()]),
+  config: JsonObject,
+  context: JsonObject,
+  metadata: JsonObject,
+  version: Type.Integer(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+export type AssistantVersion = Static<typeof AssistantVersionSchema>;
+
+/** An assistant: its latest version (or the one set as latest), and when that was chosen. */
+export const AssistantSchema = Type.Object({ ...AssistantVersionSchema.properties, updated_at: Type.String({ format: 'date-time' }) });
+export type Assistant = Static<typeof AssistantSchema>;
+
 /** Fields a run keeps beside its wire shape. */
 export interface RunInternals {
   /** How many times a worker has claimed it; the current one is the run's fencing token. */

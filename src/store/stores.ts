@@ -1,5 +1,6 @@
 // The storage ops, composed: what `main.ts` of each process builds and hands down.
 import type { Redis } from 'ioredis';
+import { createAssistantStore, type AssistantStore } from './assistants.js';
 import { RedisCheckpointSaver } from './checkpointer.js';
 import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
 import { createRunStreams, type RunStreams } from './run-stream.js';
@@ -15,6 +16,7 @@ export interface Stores {
   usage: RunUsageStore;
   checkpointer: RedisCheckpointSaver;
   customAgents: CustomAgentStore;
+  assistants: AssistantStore;
 }
 
 export function createStores(redis: Redis): Stores {
@@ -26,5 +28,6 @@ export function createStores(redis: Redis): Stores {
     usage: createRunUsageStore(redis, scripts),
     checkpointer: new RedisCheckpointSaver(redis),
     customAgents: createCustomAgentStore(redis, scripts),
+    assistants: createAssistantStore(redis, scripts),
   };
 }

@@ -200,7 +200,7 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
     if (observer) config.callbacks = [observer];
     // LangGraph uses a checkpointer lent through the config before the graph's own.
     config.configurable = { ...config.configurable, __pregel_checkpointer: saver };
-    const graph = await deps.graphs.load(run.assistant_id, config);
+    const graph = await deps.graphs.load(graphIdOf(run), config);
     const modes: WireStreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ['values'];
     if (attempt > 1 && modes.includes('values')) {
       // A taken-over run starts again from its last checkpoint: a client that rebuilds from
@@ -300,7 +300,7 @@ function collectInterrupts(tasks: readonly { id: string; interrupts?: readonly u
 }
 
 async function currentValues(deps: ExecutorDeps, run: StoredRun): Promise<Record<string, unknown>> {
-  const graph = await deps.graphs.load(run.assistant_id, { configurable: { thread_id: run.thread_id } });
+  const graph = await deps.graphs.load(graphIdOf(run), { configurable: { thread_id: run.thread_id } });
   const state = await graph.getState({ configurable: { thread_id: run.thread_id } });
   return toWire<Record<string, unknown>>(state.values ?? {});
 }
@@ -316,6 +316,9 @@ async function resumeSettled(deps: ExecutorDeps, threadId: string, runId: string
   const webhook = webhookOf((await deps.runs.get(threadId, runId))?.kwargs);
   if (webhook) await queueWebhook(deps, threadId, runId, webhook, (await deps.threads.get(threadId))?.values ?? null, null);
 }
+
+/** A run of a client-created assistant names its graph; a system assistant's id is its graph's. */
+export const graphIdOf = (run: StoredRun): string => (typeof run.kwargs.graph_id === 'string' ? run.kwargs.graph_id : run.assistant_id);
 
 const webhookOf = (kwargs: RunKwargs | undefined): string | undefined => (typeof kwargs?.webhook === 'string' ? kwargs.webhook : undefined);
 

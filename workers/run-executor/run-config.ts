@@ -29,7 +29,7 @@ export function graphConfig(run: StoredRun, kwargs: RunKwargs, attempt: number, 
     thread_id: run.thread_id,
     run_id: run.run_id,
     assistant_id: run.assistant_id,
-    graph_id: run.assistant_id,
+    graph_id: run.kwargs.graph_id ?? run.assistant_id,
   };
   if (kwargs.checkpoint?.checkpoint_id) configurable.checkpoint_id = kwargs.checkpoint.checkpoint_id;
   const config: RunnableConfig & { context?: unknown; interruptBefore?: '*' | string[]; interruptAfter?: '*' | string[] } = {

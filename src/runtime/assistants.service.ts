@@ -1,0 +1,258 @@
+// Assistants: each configured graph's system assistant (id = graph id, read-only, never stored),
+// and assistants clients create in Redis, with versions. Runs resolve their assistant here.
+import { randomUUID } from 'node:crypto';
+import { ConflictError, NotFoundError } from '../errors.js';
+import { DEFAULT_GRAPH_ID, type GraphRegistry, type HostedGraph } from '../../graphs/registry.js';
+import type { RunConfigSchema } from '../queue/run-kwargs.js';
+import { matchesFilter } from '../store/json.js';
+import { nowIso, type Assistant, type AssistantVersion } from '../store/records.js';
+import type { StoredAssistant } from '../store/assistants.js';
+import type { Stores } from '../store/stores.js';
+import type {
+  AssistantCount,
+  AssistantCreate,
+  AssistantField,
+  AssistantPatch,
+  AssistantSearch,
+  AssistantVersionsQuery,
+  GraphSchemas,
+} from './assistants.schemas.js';
+import { graphSchemas } from './graph-schemas.js';
+import type { Static } from 'typebox';
+
+type RunConfig = Static<typeof RunConfigSchema>;
+
+export interface AssistantsServiceDeps {
+  stores: Pick<Stores, 'assistants' | 'threads'>;
+  graphs: Pick<GraphRegistry, 'has' | 'ids' | 'load'>;
+  /** Deletes a thread with its runs and checkpoints (DELETE with `delete_threads`). */
+  removeThread(threadId: string): Promise<void>;
+}
+
+/** What a run takes from its assistant. */
+export interface RunAssistant {
+  assistantId: string;
+  graphId: string;
+  config: RunConfig;
+  context: Record<string, unknown>;
+}
+
+/** Concurrent writers retry their compare-and-set; this many lost races in a row is a conflict. */
+const MAX_ATTEMPTS = 20;
+
+const versionOf = ({ updated_at: _updated, ...version }: Assistant): AssistantVersion => version;
+
+/**
+ * A run's config and context over its assistant's, as LangGraph merges them: the run's values
+ * win, and `configurable` is merged key by key.
+ */
+export function mergeAssistant(assistant: RunAssistant, config: RunConfig | null | undefined, context: Record<string, unknown> | null | undefined) {
+  const own = config ?? {};
+  const merged: RunConfig = { ...assistant.config, ...own };
+  const configurable = { ...(assistant.config.configurable ?? {}), ...(own.configurable ?? {}) };
+  if (Object.keys(configurable).length > 0) merged.configurable = configurable;
+  const hasContext = Object.keys(assistant.context).length > 0;
+  return { config: merged, context: hasContext ? { ...assistant.context, ...(context ?? {}) } : (context ?? null) };
+}
+
+function compareBy(key: AssistantField, order: 'asc' | 'desc') {
+  const dir = order === 'asc' ? 1 : -1;
+  return (a: Assistant, b: Assistant) => {
+    const x = String(a[key] ?? '');
+    const y = String(b[key] ?? '');
+    return x < y ? -dir : x > y ? dir : 0;
+  };
+}
+
+export function createAssistantsService(deps: AssistantsServiceDeps) {
+  const store = deps.stores.assistants;
+  const bootedAt = nowIso();
+  const systemAssistant = (graphId: string): Assistant => ({
+    assistant_id: graphId,
+    graph_id: graphId,
+    name: graphId,
+    description: null,
+    config: {},
+    context: {},
+    metadata: { created_by: 'system' },
+    version: 1,
+    created_at: bootedAt,
+    updated_at: bootedAt,
+  });
+  const isSystem = (id: string) => deps.graphs.has(id);
+
+  const requireGraph = (graphId: string) => {
+    if (!deps.graphs.has(graphId)) throw new NotFoundError(`Graph "${graphId}" not found. Configured graphs: ${deps.graphs.ids().join(', ')}.`);
+  };
+  const refuseSystem = (id: string, what: string) => {
+    if (isSystem(id)) {
+      throw new ConflictError(`Assistant ${id} is the system assistant of graph ${id}, which is read-only: ${what} is refused. Create an assistant for the graph instead.`);
+    }
+  };
+  const requireStored = async (id: string): Promise<StoredAssistant> => {
+    const stored = await store.get(id);
+    if (!stored) throw new NotFoundError(`Assistant ${id} not found`);
+    return stored;
+  };
+  const get = async (id: string): Promise<Assistant> => (isSystem(id) ? systemAssistant(id) : (await requireStored(id)).assistant);
+
+  /** Reads, changes and writes back, again while another replica's write comes in between. */
+  async function update(id: string, change: (current: StoredAssistant, now: string) => { assistant: Assistant; maxVersion: number; version?: AssistantVersion }) {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      const current = await requireStored(id);
+      const next = change(current, nowIso());
+      if (await store.save({ expected: current.maxVersion, ...next })) return next.assistant;
+    }
+    throw new ConflictError(`Assistant ${id} is being changed by other requests; try again`);
+  }
+
+  async function matching(filter: AssistantCount): Promise<Assistant[]> {
+    const name = filter.name?.toLowerCase();
+    const all = [...deps.graphs.ids().map(systemAssistant), ...(await store.all())];
+    return all.filter(
+      (a) =>
+        (!filter.graph_id || a.graph_id === filter.graph_id) &&
+        (!name || a.name.toLowerCase().includes(name)) &&
+        (!filter.metadata || matchesFilter(a.metadata, filter.metadata)),
+    );
+  }
+
+  async function loadGraph(id: string): Promise<{ assistant: Assistant; graph: HostedGraph }> {
+    const assistant = await get(id);
+    requireGraph(assistant.graph_id);
+    const config = assistant.config as RunConfig;
+    return { assistant, graph: await deps.graphs.load(assistant.graph_id, config.configurable ? { configurable: config.configurable } : undefined) };
+  }
+
+  return {
+    get,
+
+    async create(body: AssistantCreate): Promise<Assistant> {
+      requireGraph(body.graph_id);
+      const id = body.assistant_id ?? randomUUID();
+      const ifExists = body.if_exists ?? 'raise';
+      const now = nowIso();
+      const assistant: Assistant = {
+        assistant_id: id,
+        graph_id: body.graph_id,
+        name: body.name || 'Untitled',
+        description: body.description ?? null,
+        config: body.config ?? {},
+        context: body.context ?? {},
+        metadata: body.metadata ?? {},
+        version: 1,
+        created_at: now,
+        updated_at: now,
+      };
+      if (!isSystem(id) && (await store.save({ expected: null, assistant, maxVersion: 1, version: versionOf(assistant) }))) return assistant;
+      if (ifExists === 'raise') throw new ConflictError(`Assistant ${id} already exists`);
+      return get(id);
+    },
+
+    async patch(id: string, body: AssistantPatch): Promise<Assistant> {
+      refuseSystem(id, 'changing it');
+      if (body.graph_id !== undefined) requireGraph(body.graph_id);
+      return update(id, ({ assistant, maxVersion }, now) => {
+        const next: Assistant = {
+          ...assistant,
+          graph_id: body.graph_id ?? assistant.graph_id,
+          config: body.config ?? assistant.config,
+          context: body.context ?? assistant.context,
+          metadata: body.metadata ? { ...assistant.metadata, ...body.metadata } : assistant.metadata,
+          name: body.name ?? assistant.name,
+          description: body.description !== undefined ? body.description : assistant.description,
+          version: maxVersion + 1,
+          created_at: now,
+          updated_at: now,
+        };
+        // A version's created_at is when it was made; the assistant keeps its own.
+        return { assistant: { ...next, created_at: assistant.created_at }, maxVersion: next.version, version: versionOf(next) };
+      });
+    },
+
+    async remove(id: string, deleteThreads: boolean): Promise<void> {
+      refuseSystem(id, 'deleting it');
+      await requireStored(id);
+      if (deleteThreads) {
+        const { threads } = await deps.stores.threads.search({
+          metadata: { assistant_id: id },
+          limit: Number.MAX_SAFE_INTEGER,
+          offset: 0,
+          sort_by: 'created_at',
+          sort_order: 'asc',
+        });
+        for (const thread of threads) await deps.removeThread(thread.thread_id);
+      }
+      if (!(await store.remove(id))) throw new NotFoundError(`Assistant ${id} not found`);
+    },
+
+    async search(body: AssistantSearch): Promise<{ assistants: Partial<Assistant>[]; total: number }> {
+      const found = (await matching(body)).sort(compareBy(body.sort_by ?? 'created_at', body.sort_order ?? 'desc'));
+      const page = found.slice(body.offset, body.offset + body.limit);
+      const select = body.select;
+      const assistants = select ? page.map((a) => Object.fromEntries(select.map((f) => [f, a[f]])) as Partial<Assistant>) : page;
+      return { assistants, total: found.length };
+    },
+
+    count: async (body: AssistantCount): Promise<number> => (await matching(body)).length,
+
+    async versions(id: string, query: AssistantVersionsQuery): Promise<AssistantVersion[]> {
+      const all = isSystem(id) ? [versionOf(systemAssistant(id))] : await store.versions(id);
+      if (all.length === 0) throw new NotFoundError(`Assistant ${id} not found`);
+      return all
+        .filter((v) => !query.metadata || matchesFilter(v.metadata, query.metadata))
+        .sort((a, b) => b.version - a.version)
+        .slice(query.offset, query.offset + query.limit);
+    },
+
+    async setLatest(id: string, version: number): Promise<Assistant> {
+      if (isSystem(id)) {
+        if (version !== 1) throw new NotFoundError(`Assistant ${id} has no version ${version}`);
+        return systemAssistant(id);
+      }
+      const chosen = await store.version(id, version);
+      if (!chosen) {
+        await requireStored(id);
+        throw new NotFoundError(`Assistant ${id} has no version ${version}`);
+      }
+      return update(id, ({ assistant, maxVersion }, now) => ({
+        assistant: { ...chosen, created_at: assistant.created_at, updated_at: now },
+        maxVersion,
+      }));
+    },
+
+    async schemas(id: string): Promise<GraphSchemas> {
+      const { assistant, graph } = await loadGraph(id);
+      return graphSchemas(assistant.graph_id, graph);
+    },
+
+    async subgraphs(id: string, namespace: string | undefined, recurse: boolean): Promise<Record<string, GraphSchemas>> {
+      const { assistant, graph } = await loadGraph(id);
+      const out: Record<string, GraphSchemas> = {};
+      for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = graphSchemas(assistant.graph_id, subgraph as HostedGraph);
+      return out;
+    },
+
+    async drawable(id: string, xray: boolean | number): Promise<Record<string, unknown>> {
+      const { graph } = await loadGraph(id);
+      // Pregel's own signature omits `xray`, which its graphs honour.
+      const getGraph = graph.getGraphAsync.bind(graph) as (config: { xray?: boolean | number }) => ReturnType<typeof graph.getGraphAsync>;
+      return (await getGraph({ xray })).toJSON() as Record<string, unknown>;
+    },
+
+    /** The assistant a run uses (the default graph's when none is named), with its graph's id. */
+    async forRun(assistantId: string | undefined): Promise<RunAssistant> {
+      const id = assistantId ?? DEFAULT_GRAPH_ID;
+      if (isSystem(id)) return { assistantId: id, graphId: id, config: {}, context: {} };
+      const stored = await store.get(id);
+      if (!stored) {
+        throw new NotFoundError(`No assistant found for "${id}". Use an assistant id or a configured graph id (${deps.graphs.ids().join(', ')}).`);
+      }
+      const { assistant } = stored;
+      requireGraph(assistant.graph_id);
+      return { assistantId: id, graphId: assistant.graph_id, config: assistant.config as RunConfig, context: assistant.context };
+    },
+  };
+}
+
+export type AssistantsService = ReturnType<typeof createAssistantsService>;

@@ -1,0 +1,65 @@
+// The JSON schemas of a hosted graph, as `/assistants/{id}/schemas` and `/subgraphs` answer them.
+// LangGraph derives them at run time from a graph declared with Zod or StateSchema (the helpers
+// below are LangGraph's own). A graph declared with Annotation carries no types at run time: its
+// schemas list its channels, each taking any JSON value. A graph with no builder has none (null).
+import {
+  getConfigTypeSchema,
+  getInputTypeSchema,
+  getOutputTypeSchema,
+  getStateTypeSchema,
+} from '@langchain/langgraph/zod/schema';
+import type { HostedGraph } from '../../graphs/registry.js';
+import type { GraphSchemas } from './assistants.schemas.js';
+
+type JsonSchema = Record<string, unknown>;
+
+/** The parts of a StateGraph's builder its compiled graph keeps (LangGraph's internals, read only). */
+interface BuilderDefinitions {
+  _schemaDefinition?: unknown;
+  _inputDefinition?: unknown;
+  _outputDefinition?: unknown;
+}
+
+const builderOf = (graph: HostedGraph): BuilderDefinitions | undefined => (graph as { builder?: BuilderDefinitions }).builder;
+
+/** One of LangGraph's extractors; a schema it cannot convert counts as none. */
+function tryExtract(extract: (graph: unknown) => unknown, graph: HostedGraph): JsonSchema | null {
+  try {
+    const schema = extract(graph);
+    return schema && typeof schema === 'object' ? (schema as JsonSchema) : null;
+  } catch {
+    return null;
+  }
+}
+
+function channelsSchema(definition: unknown, fallback: unknown, title: string): JsonSchema | null {
+  // An input "inherits the state" as a symbol, not as an object.
+  const spec = definition && typeof definition === 'object' ? definition : fallback;
+  if (!spec || typeof spec !== 'object') return null;
+  const channels = Object.keys(spec).filter((name) => !name.startsWith('__'));
+  if (channels.length === 0) return null;
+  return { title, type: 'object', properties: Object.fromEntries(channels.map((name) => [name, {}])) };
+}
+
+export function graphSchemas(graphId: string, graph: HostedGraph): GraphSchemas {
+  const builder = builderOf(graph);
+  const typed = {
+    input: tryExtract(getInputTypeSchema, graph),
+    output: tryExtract(getOutputTypeSchema, graph),
+    state: tryExtract(getStateTypeSchema, graph),
+    config: tryExtract(getConfigTypeSchema, graph),
+  };
+  const hasTypes = Object.values(typed).some((schema) => schema !== null);
+  const state = hasTypes ? typed.state : channelsSchema(builder?._schemaDefinition, null, 'State');
+  const input = hasTypes ? typed.input : channelsSchema(builder?._inputDefinition, builder?._schemaDefinition, 'Input');
+  const output = hasTypes ? typed.output : channelsSchema(builder?._outputDefinition, builder?._schemaDefinition, 'Output');
+  return {
+    graph_id: graphId,
+    input_schema: input,
+    output_schema: output,
+    state_schema: state,
+    config_schema: typed.config,
+    // In LangGraph.js a graph's context and its configurable are declared by the one schema.
+    context_schema: typed.config,
+  };
+}

@@ -1,0 +1,91 @@
+// AssistantStore: user-created assistants and their versions. Knows Redis, not HTTP.
+// A record is the assistant's current version; every write is a compare-and-set on its
+// `max_version` (save-assistant-2.lua), so replicas never hand out one version number twice.
+import type { Redis } from 'ioredis';
+import { keys } from './keys.js';
+import { parseJson } from './json.js';
+import type { Assistant, AssistantVersion } from './records.js';
+import { requireScript, type ScriptCaller } from './scripts.js';
+
+/** What a write is checked against: the record as read, with the highest version ever made. */
+export interface StoredAssistant {
+  assistant: Assistant;
+  maxVersion: number;
+}
+
+export interface AssistantWrite {
+  /** The `maxVersion` read before; null when the assistant must not exist yet. */
+  expected: number | null;
+  assistant: Assistant;
+  maxVersion: number;
+  /** A version to add beside the record. */
+  version?: AssistantVersion;
+}
+
+export interface AssistantStore {
+  get(assistantId: string): Promise<StoredAssistant | null>;
+  /** False when the assistant changed (or appeared, or went) since `expected` was read. */
+  save(write: AssistantWrite): Promise<boolean>;
+  versions(assistantId: string): Promise<AssistantVersion[]>;
+  version(assistantId: string, version: number): Promise<AssistantVersion | null>;
+  remove(assistantId: string): Promise<boolean>;
+  /** Every stored assistant, oldest first. */
+  all(): Promise<Assistant[]>;
+}
+
+export function createAssistantStore(redis: Redis, scripts: Record<string, ScriptCaller>): AssistantStore {
+  const saveScript = requireScript(scripts, 'saveAssistant');
+
+  const fromHash = (hash: Record<string, string>): StoredAssistant | null => {
+    const assistant = parseJson<Assistant | null>(hash.record, null);
+    return assistant ? { assistant, maxVersion: Number(hash.max_version ?? assistant.version) } : null;
+  };
+
+  return {
+    async get(assistantId) {
+      return fromHash(await redis.hgetall(keys.assistant(assistantId)));
+    },
+
+    async save({ expected, assistant, maxVersion, version }) {
+      const id = assistant.assistant_id;
+      const saved = Number(
+        await saveScript(
+          [keys.assistant(id), keys.assistantVersions(id)],
+          [expected === null ? '' : String(expected), JSON.stringify(assistant), String(maxVersion), version ? String(version.version) : '', version ? JSON.stringify(version) : ''],
+        ),
+      );
+      if (saved === 1 && expected === null) await redis.zadd(keys.assistantIndex(), Date.parse(assistant.created_at), id);
+      return saved === 1;
+    },
+
+    async versions(assistantId) {
+      const raw = await redis.hvals(keys.assistantVersions(assistantId));
+      return raw.map((v) => parseJson<AssistantVersion | null>(v, null)).filter((v): v is AssistantVersion => v !== null);
+    },
+
+    async version(assistantId, version) {
+      return parseJson<AssistantVersion | null>(await redis.hget(keys.assistantVersions(assistantId), String(version)), null);
+    },
+
+    async remove(assistantId) {
+      const removed = await redis.del(keys.assistant(assistantId), keys.assistantVersions(assistantId));
+      await redis.zrem(keys.assistantIndex(), assistantId);
+      return removed > 0;
+    },
+
+    async all() {
+      // Fine to tens of thousands of assistants (each is a small record); search filters in memory.
+      const ids = await redis.zrange(keys.assistantIndex(), 0, -1);
+      const pipeline = redis.pipeline();
+      for (const id of ids) pipeline.hget(keys.assistant(id), 'record');
+      const replies = (await pipeline.exec()) ?? [];
+      const out: Assistant[] = [];
+      for (const [err, raw] of replies) {
+        if (err) throw err;
+        const assistant = parseJson<Assistant | null>(raw as string | null, null);
+        if (assistant) out.push(assistant);
+      }
+      return out;
+    },
+  };
+}
