@@ -187,8 +187,9 @@ describe('fuzzing every endpoint', () => {
     expect(requests).toBeGreaterThan(40 * RUNS);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect((await fetch(`${stack.url}/ok`)).status).toBe(200);
-    // Longer hunts (FUZZ_RUNS=1000) get the time they need.
-  }, Math.max(60_000, RUNS * 1_500));
+    // A safety net, not a budget: the work grows with every operation the API gains and with
+    // FUZZ_RUNS, and a loaded machine answers slower, so the limit is far past a quiet run (~40 s).
+  }, Math.max(900_000, RUNS * 20_000));
 });
 
 // What the fuzzing found, pinned so it stays fixed. Each answered 500 before its fix.
