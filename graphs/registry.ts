@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
+import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Pregel } from '@langchain/langgraph/pregel';
 import type { Logger } from 'pino';
@@ -35,6 +35,8 @@ const WORKER_ONLY_DIRS = [path.join(PROJECT_ROOT, 'workers'), path.join(PROJECT_
 
 export interface GraphContext {
   checkpointer: BaseCheckpointSaver;
+  /** The long-term store nodes reach as `config.store` / `runtime.store`. */
+  store?: BaseStore;
   /** Handed to graph factories as their second argument (the built-in agent reads models from it). */
   appConfig: AppConfig;
   /** Given by workers, which run graphs; the API only reads state and leaves them out. */
@@ -138,6 +140,7 @@ export function createGraphRegistry(
       const exported = 'builtin' in entry ? entry.builtin : await exportOf(entry.url, entry.exportName, entry.spec);
       const graph = await toGraph(exported, config, entry.spec, context);
       graph.checkpointer = context.checkpointer;
+      if (context.store) graph.store = context.store;
       return graph;
     },
   };

@@ -35,10 +35,13 @@ import { createRunFollow } from './runtime/run-follow.js';
 import { createAssistantsService } from './runtime/assistants.service.js';
 import { createRunsService, type CancelSignals } from './runtime/runs.service.js';
 import { createStateService } from './runtime/state.service.js';
+import { createStoreService } from './runtime/store.service.js';
 import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { createStores } from './store/stores.js';
+import { RedisStore } from './store/langgraph-store.js';
+import { storeSettingsFor } from './store/store-embeddings.js';
 import { createThreadFiles } from './store/thread-files.js';
 import { startTracing } from './tracing/tracing.js';
 
@@ -101,8 +104,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   // Collectors read Redis: while it is away, every scrape would fail the same way.
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
-  const stores = createStores(redis.command);
-  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config, log });
+  const stores = createStores(redis.command, await storeSettingsFor(config.store));
+  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, log });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
   // Suggestions are worker tasks; the queue and its event reader are opened on the first one.
   let taskQueue: TaskDispatcher | undefined;
@@ -187,6 +190,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         webhooksAllowPrivate: config.webhooks.allow_private_networks,
       }),
       follow: createRunFollow({ hub, metrics }),
+      store: createStoreService(stores.items),
       graphs,
       settings: {
         heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,

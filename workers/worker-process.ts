@@ -16,12 +16,15 @@ import { createRunQueue } from '../src/queue/run-queue.js';
 import { createWebhookDispatcher } from '../src/queue/webhook-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
+import { RedisStore } from '../src/store/langgraph-store.js';
+import { storeSettingsFor } from '../src/store/store-embeddings.js';
 import { startTracing } from '../src/tracing/tracing.js';
 import { createGraphServices } from './agent/graph-services.js';
 import { withSuggestions } from './agent/suggestions-task.js';
 import { startMetricsServer } from './metrics-server.js';
 import { observeRun } from './run-executor/run-observer.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
+import { startStoreSweeper } from './store-sweeper.js';
 import { startTaskWorker } from './task-worker.js';
 import { startWebhookWorker } from './webhook-worker.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
@@ -59,7 +62,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   const metricsPort = env.workerMetricsPort ?? config.metrics.worker_port;
   const metricsServer = metricsPort === null ? null : await startMetricsServer(() => metrics.render(), metricsPort, config.metrics.worker_host, log);
   const redis = connectRedis(env.redisUrl, 'worker', log);
-  const stores = createStores(redis.command);
+  const stores = createStores(redis.command, await storeSettingsFor(config.store));
   // OAuth tokens are cached per server for the life of the process, across MCP reloads.
   const mcpOAuth = createMcpOAuth({ log });
   const mcp = createMcpToolset({
@@ -81,7 +84,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     log,
     ...(bwrapPath !== undefined ? { bwrapPath } : {}),
   });
-  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, appConfig: config, services, log });
+  const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, services, log });
   const taskWorker = await startTaskWorker({
     runQueueName: env.queueName,
     connection: redis.bullmqOptions,
@@ -110,6 +113,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const { checkpointer } = stores;
+  const storeSweeper = startStoreSweeper(redis.command, stores.items, config.store.ttl.sweep_interval_minutes * 60_000, env.instanceId, log);
 
   const worker = await startRunWorker({
     queueName: env.queueName,
@@ -153,6 +157,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         // either would only hold the process past its stop deadline.
         const force = redis.command.status !== 'ready';
         if (force) log.warn('redis unreachable at shutdown: runs in progress are left to lapse and be taken over');
+        storeSweeper.stop();
         await worker.close(force);
         await taskWorker.close(force);
         await webhookWorker.close(force);

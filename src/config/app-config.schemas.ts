@@ -80,6 +80,39 @@ export const WebhooksConfigSchema = Type.Object({
 });
 export type WebhooksConfig = Static<typeof WebhooksConfigSchema>;
 
+/** Semantic search over the store, as langgraph.json's `store.index` writes it. */
+export const StoreIndexConfigSchema = Type.Object({
+  /** `openai:<model>` or `ollama:<model>`: the embedding model. */
+  embed: Type.String({ pattern: '^(openai|ollama):[^\\s]+$' }),
+  dims: Type.Integer({ minimum: 1, maximum: 16_384 }),
+  /** JSON paths of an item's value whose text is embedded; `$` is the whole value. */
+  fields: Type.Array(NonEmpty, { minItems: 1, default: ['$'] }),
+  /** The provider's API base (an OpenAI-compatible server, or Ollama's). */
+  base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+  /** Kept as written (`$NAME` stays a reference) and resolved when the client is built. */
+  api_key: Type.Optional(Type.String()),
+  /** Megabytes of embeddings each process keeps in memory between searches. */
+  cache_mb: Type.Integer({ minimum: 0, default: 256 }),
+});
+export type StoreIndexConfig = Static<typeof StoreIndexConfigSchema>;
+
+/** Item lifetimes, as langgraph.json's `store.ttl` writes them (minutes). */
+export const StoreTtlConfigSchema = Type.Object({
+  /** Minutes an item lives when its write names no `ttl`; null keeps items until deleted. */
+  default_ttl: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Null()], { default: null }),
+  /** Whether a read restarts an item's TTL when it does not say (`refresh_ttl`). */
+  refresh_on_read: Type.Boolean({ default: true }),
+  /** How often expired items are removed (they read as absent from the moment they expire). */
+  sweep_interval_minutes: Type.Number({ exclusiveMinimum: 0, default: 60 }),
+});
+
+/** The long-term store (LangGraph's BaseStore and `/store/items`). */
+export const StoreConfigSchema = Type.Object({
+  index: Type.Union([StoreIndexConfigSchema, Type.Null()], { default: null }),
+  ttl: withDefault(StoreTtlConfigSchema),
+});
+export type StoreConfig = Static<typeof StoreConfigSchema>;
+
 export const WebConfigSchema = Type.Object({
   /** `web_fetch`: URL to Markdown. */
   fetch_enabled: Type.Boolean({ default: true }),
@@ -216,6 +249,7 @@ export const AppConfigSchema = Type.Object(
     subagents: withDefault(SubagentsConfigSchema),
     web: withDefault(WebConfigSchema),
     webhooks: withDefault(WebhooksConfigSchema),
+    store: withDefault(StoreConfigSchema),
     uploads: withDefault(UploadsConfigSchema),
     runtime: withDefault(RuntimeConfigSchema),
     cors: withDefault(CorsConfigSchema),

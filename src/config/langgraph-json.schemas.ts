@@ -14,6 +14,8 @@ export const LangGraphJsonSchema = Type.Object(
     env: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Record(Type.String(), Type.String()), Type.Array(Type.String())])),
     /** Project directories (relative to the file); for a JS project, where its packages are installed. */
     dependencies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    /** The long-term store's `index` and `ttl`: checked as config.yaml's `store` (load-config.ts). */
+    store: Type.Optional(Type.Unknown()),
   },
   // The other keys are sorted out by name in langgraph-json.ts: build-time ones are ignored,
   // runtime ones Warren does not implement are refused.

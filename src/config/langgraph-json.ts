@@ -27,7 +27,6 @@ const BUILD_TIME_KEYS = new Set([
 
 /** Runtime features of the LangGraph server that Warren does not take from langgraph.json. */
 const REFUSED_KEYS: Readonly<Record<string, string>> = {
-  store: 'Warren has no long-term store, so `store` (index, ttl) cannot be honoured',
   checkpointer: "Warren's checkpoints live in Redis with their own lifetime; `checkpointer` (ttl) cannot be honoured",
   http: 'custom HTTP apps and route switches are not supported; CORS is `cors` in config.yaml',
   auth: 'custom auth handlers are not supported; use `auth.api_keys` in config.yaml (or WARREN_API_KEYS)',
@@ -45,6 +44,8 @@ export interface LangGraphProject {
   graphs: Record<string, string>;
   /** Variables from `env`, before the process environment is consulted. */
   env: Record<string, string>;
+  /** The project's `store` (index, ttl), for config.yaml's `store` (checked there). */
+  store?: unknown;
 }
 
 function fail(file: string, message: string): never {
@@ -108,7 +109,8 @@ export function readLangGraphJson(file: string): LangGraphProject {
   const dir = path.dirname(file);
   checkDependencies(file, dir, raw.dependencies ?? []);
   const graphs = Object.fromEntries(Object.entries(raw.graphs).map(([id, entry]) => [id, graphSpec(file, dir, id, entry)]));
-  return { graphs, env: readEnv(file, dir, raw.env) };
+  const store = (raw as { store?: unknown }).store;
+  return { graphs, env: readEnv(file, dir, raw.env), ...(store === undefined ? {} : { store }) };
 }
 
 /**

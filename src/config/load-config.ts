@@ -20,7 +20,7 @@ export interface LoadedConfig {
 const ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /** Keys whose `$NAME` stays unresolved until used, so a missing key fails a run, not the boot. */
-const LAZY_KEYS = [/^models\[\d+\]\.api_key$/, /^web\.search_api_key$/];
+const LAZY_KEYS = [/^models\[\d+\]\.api_key$/, /^web\.search_api_key$/, /^store\.index\.api_key$/];
 
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.WARREN_CONFIG ?? 'config.yaml');
@@ -43,9 +43,16 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfi
   const project = readProject(raw, env, file, dir);
   if (!project) return { config: parseAppConfig(raw, env, file), file, dir };
   // The project's env is read first, so config.yaml's `$NAME` values may come from it too.
-  const config = parseAppConfig(raw, { ...project.env, ...env }, file);
+  const config = parseAppConfig(withProjectStore(raw, project, file), { ...project.env, ...env }, project.store === undefined ? file : `${file} (store: from ${project.file})`);
   const graphs = mergeProjectGraphs(config.graphs, project, project.file);
   return { config: Object.freeze({ ...config, graphs: Object.freeze(graphs) }), file, dir };
+}
+
+/** The project's `store` stands in for config.yaml's; both at once is a fault, not a silent choice. */
+function withProjectStore(raw: unknown, project: LangGraphProject & { file: string }, file: string): unknown {
+  if (project.store === undefined) return raw;
+  if ((raw as Record<string, unknown>).store !== undefined) throw new ConfigError(`${project.file}: "store" is also in ${file}; keep it in one place.`);
+  return { ...(raw as Record<string, unknown>), store: project.store };
 }
 
 /** The `langgraph.json` config.yaml points at, read, with its env applied to the process. */

@@ -5,6 +5,7 @@ import type { AssistantsService } from './assistants.service.js';
 import type { RunFollow } from './run-follow.js';
 import type { RunsService } from './runs.service.js';
 import type { StateService } from './state.service.js';
+import type { StoreService } from './store.service.js';
 import type { ThreadsService } from './threads.service.js';
 
 export interface RuntimeSettings {
@@ -19,6 +20,7 @@ export interface RuntimeDeps {
   state: StateService;
   runs: RunsService;
   follow: RunFollow;
+  store: StoreService;
   graphs: GraphRegistry;
   settings: RuntimeSettings;
 }

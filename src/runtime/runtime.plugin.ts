@@ -4,6 +4,7 @@ import { assistantRoutes } from './assistants.routes.js';
 import { runRoutes } from './runs.routes.js';
 import { runWebSocketRoutes } from './runs.ws.js';
 import type { RuntimeDeps } from './runtime-deps.js';
+import { storeRoutes } from './store.routes.js';
 import { threadRoutes } from './threads.routes.js';
 
 export async function runtimeRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
@@ -11,4 +12,5 @@ export async function runtimeRoutes(app: FastifyInstance, deps: RuntimeDeps): Pr
   await app.register(runRoutes, { runs: deps.runs, follow: deps.follow, settings: deps.settings });
   await app.register(runWebSocketRoutes, { runs: deps.runs, follow: deps.follow });
   await app.register(assistantRoutes, { assistants: deps.assistants });
+  await app.register(storeRoutes, { store: deps.store });
 }

@@ -64,6 +64,25 @@ export const keys = {
   /** Set of every thread id that has checkpoints, for listing without a thread. */
   checkpointThreads: () => `${KEY_PREFIX}:cp-threads`,
 
+  // ── long-term store (LangGraph's BaseStore and /store/items) ──────────────────────────
+  // Every store key carries the one tag `{store}`: an item and the prefix indexes it joins are
+  // written by one script, so they share a slot (a Redis Cluster keeps the store on one shard).
+  // `item` is `JSON.stringify([...namespace, key])`, which no two (namespace, key) pairs share.
+  /** Hash: one item (`namespace`, `key`, `value` as JSON, times, TTL, vector revision). */
+  storeItem: (item: string) => `${KEY_PREFIX}:{store}:item:${item}`,
+  /** Sorted set of the items under one namespace prefix (`[]` is all of them), scored by `updated_at` in ms. */
+  storePrefixIndex: (prefix: readonly string[]) => `${KEY_PREFIX}:{store}:prefix:${JSON.stringify(prefix)}`,
+  /** Hash: namespace (JSON) → how many items it holds; a namespace leaves when it holds none. */
+  storeNamespaces: () => `${KEY_PREFIX}:{store}:namespaces`,
+  /** Sorted set of the items that expire, scored by when, for the sweep. */
+  storeExpiries: () => `${KEY_PREFIX}:{store}:expiries`,
+  /** Hash: item → its embeddings (float32, unit length, one per indexed text, end to end). */
+  storeVectors: () => `${KEY_PREFIX}:{store}:vectors`,
+  /** Hash: item → the revision of its embeddings, which changes with every write. */
+  storeVectorRevs: () => `${KEY_PREFIX}:{store}:vector-revs`,
+  /** String: held by the process sweeping expired items, so one sweeps per interval. */
+  storeSweepLease: () => `${KEY_PREFIX}:{store}:sweep-lease`,
+
   // ── custom agents ───────────────────────────────────────────────────────────────────────
   /** Hash: agent name → the agent's JSON record (gateway/agents). One key, so one slot. */
   customAgents: () => `${KEY_PREFIX}:custom-agents`,

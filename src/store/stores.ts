@@ -7,6 +7,7 @@ import { createRunStreams, type RunStreams } from './run-stream.js';
 import { createRunStore, type RunStore } from './runs.js';
 import { createRunUsageStore, type RunUsageStore } from './run-usage.js';
 import { loadScripts } from './scripts.js';
+import { createItemStore, type ItemStore, type StoreSettings } from './store-items.js';
 import { createThreadStore, type ThreadStore } from './threads.js';
 
 export interface Stores {
@@ -17,9 +18,14 @@ export interface Stores {
   checkpointer: RedisCheckpointSaver;
   customAgents: CustomAgentStore;
   assistants: AssistantStore;
+  /** The long-term store (LangGraph's BaseStore, `/store/items`). */
+  items: ItemStore;
 }
 
-export function createStores(redis: Redis): Stores {
+/** No semantic index and no expiry: what config.yaml's `store` defaults to. */
+export const PLAIN_STORE: StoreSettings = { defaultTtlMinutes: null, refreshOnRead: true, index: null };
+
+export function createStores(redis: Redis, store: StoreSettings = PLAIN_STORE): Stores {
   const scripts = loadScripts(redis);
   return {
     threads: createThreadStore(redis, scripts),
@@ -29,5 +35,6 @@ export function createStores(redis: Redis): Stores {
     checkpointer: new RedisCheckpointSaver(redis),
     customAgents: createCustomAgentStore(redis, scripts),
     assistants: createAssistantStore(redis, scripts),
+    items: createItemStore(redis, scripts, store),
   };
 }

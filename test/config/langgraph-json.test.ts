@@ -62,7 +62,6 @@ describe('langgraph.json', () => {
 
   it('refuses runtime features Warren does not implement, naming the key and why', () => {
     for (const [key, reason] of [
-      ['store', /long-term store/],
       ['checkpointer', /Redis/],
       ['http', /CORS is `cors` in config.yaml/],
       ['auth', /auth\.api_keys/],
@@ -74,6 +73,16 @@ describe('langgraph.json', () => {
       expect(attempt).toThrow(reason);
     }
     expect(() => load({ graphs: GRAPHS, grpahs: {} })).toThrow(/unknown key "grpahs"/);
+  });
+
+  it("takes its store (index, ttl) as config.yaml's store, checked the same way, and not both", () => {
+    const store = { index: { embed: 'openai:text-embedding-3-small', dims: 1536, fields: ['text'] }, ttl: { default_ttl: 60, sweep_interval_minutes: 5 } };
+    const { config } = load({ graphs: GRAPHS, store }, 'langgraph_json: ./project/langgraph.json\n', { OPENAI_API_KEY: 'sk-test' });
+    expect(config.store.index).toMatchObject({ embed: 'openai:text-embedding-3-small', dims: 1536, fields: ['text'], cache_mb: 256 });
+    expect(config.store.ttl).toEqual({ default_ttl: 60, refresh_on_read: true, sweep_interval_minutes: 5 });
+    expect(() => load({ graphs: GRAPHS, store: { ttl: { default_tll: 5 } } })).toThrow(/default_tll/);
+    expect(() => load({ graphs: GRAPHS, store: { index: { embed: 'openai:x', dims: 0 } } })).toThrow(/store\.index\.dims/);
+    expect(() => load({ graphs: GRAPHS, store }, 'langgraph_json: ./project/langgraph.json\nstore:\n  ttl:\n    default_ttl: 5\n')).toThrow(/"store" is also in/);
   });
 
   it('refuses what cannot run: Python graphs, missing files, bad shapes, ids also in config.yaml', () => {
