@@ -27,6 +27,7 @@ import { measureFloor } from './workloads/floor.ts';
 import { measureIdle } from './workloads/idle.ts';
 import { measureModelsUnderLoad } from './workloads/models-under-load.ts';
 import { measureStalledFanout } from './workloads/stalled-fanout.ts';
+import { measureStoreSearch } from './workloads/store-search.ts';
 import { measureThroughput, type ThroughputLevel } from './workloads/throughput.ts';
 
 const BENCH_DIR = import.meta.dirname;
@@ -146,7 +147,8 @@ async function runAnchor(ctx: Context, modelUrl: string, graphSpec: string): Pro
 async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Promise<void> {
   const { options, results } = ctx;
   if (!options.servers.has('warren')) return;
-  if (![...options.workloads].some((w) => w !== 'conversion' && w !== 'floor')) return;
+  // Workloads that start no server of their own.
+  if (![...options.workloads].some((w) => w !== 'conversion' && w !== 'floor' && w !== 'store-search')) return;
   say(`warren: starting Redis, API and worker (${options.slots} runs at once)`);
   const warren: WarrenServer = await startWarren({
     projectRoot: ctx.warrenRoot,
@@ -229,6 +231,19 @@ async function runConversion(ctx: Context): Promise<void> {
   }
 }
 
+async function runStoreSearch(ctx: Context): Promise<void> {
+  if (!ctx.options.workloads.has('store-search') || !ctx.options.servers.has('warren')) return;
+  if (!existsSync(path.join(ctx.warrenRoot, 'dist', 'src', 'store', 'store-items.js'))) {
+    ctx.results.notes.push('The measured checkout has no long-term store: store-search was left out.');
+    return;
+  }
+  await quiet(ctx, null, 'store search');
+  ctx.results.store_search = await measureStoreSearch(ctx.warrenRoot, ctx.options.storeSearch);
+  for (const p of ctx.results.store_search) {
+    say(`store search: ${p.items} items × ${p.dims} dims (cache ${p.cacheMb} MiB) → first ${p.first_query_ms} ms, then p50 ${p.query_ms_p50} ms; ${p.put_per_s} puts/s, ${p.redis_bytes_per_item} B/item in Redis`);
+  }
+}
+
 function hasTesseract(): boolean {
   try {
     execFileSync('tesseract', ['--version'], { stdio: 'ignore' });
@@ -295,6 +310,7 @@ async function main(): Promise<void> {
     await runAnchor(ctx, model.url, graphSpec);
     await runWarren(ctx, model.url, graphSpec);
     await runConversion(ctx);
+    await runStoreSearch(ctx);
   } finally {
     await gate.close();
     await model.close();

@@ -3,9 +3,10 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { StalledFanoutParams } from '../workloads/stalled-fanout.ts';
+import type { StoreSearchParams } from '../workloads/store-search.ts';
 import type { ThroughputLevel } from '../workloads/throughput.ts';
 
-export const WORKLOADS = ['floor', 'throughput', 'lead-agent', 'fanout', 'idle', 'stalled-fanout', 'conversion', 'models-under-load'] as const;
+export const WORKLOADS = ['floor', 'throughput', 'lead-agent', 'fanout', 'idle', 'stalled-fanout', 'conversion', 'models-under-load', 'store-search'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface BenchOptions {
@@ -38,6 +39,8 @@ export interface BenchOptions {
   stalledFanout: StalledFanoutParams;
   conversionRepeats: number;
   largePdfMiB: number;
+  /** Items, dimensions and cache size of each semantic-search measurement. */
+  storeSearch: StoreSearchParams[];
   largePdfUploads: number;
   levelDeadlineMs: number;
   /** How long to wait for other programs to leave the machine before each measured step. */
@@ -74,6 +77,7 @@ const QUICK = {
   stalledFanout: { readers: 500, stalled: 50, settleMs: 15_000 },
   conversionRepeats: 1,
   largePdfMiB: 4,
+  storeSearch: [{ items: 10_000, dims: 256, cacheMb: 256 }],
 };
 
 const FULL = {
@@ -96,6 +100,15 @@ const FULL = {
   stalledFanout: { readers: 2000, stalled: 200, settleMs: 60_000 },
   conversionRepeats: 3,
   largePdfMiB: 16,
+  // OpenAI's text-embedding-3-small has 1536 dimensions; 10^5 of them (600 MiB) outgrow the
+  // default 256 MiB cache, so that size is measured with the default and with room for all.
+  storeSearch: [
+    { items: 10_000, dims: 256, cacheMb: 256 },
+    { items: 10_000, dims: 1536, cacheMb: 256 },
+    { items: 100_000, dims: 256, cacheMb: 256 },
+    { items: 100_000, dims: 1536, cacheMb: 256 },
+    { items: 100_000, dims: 1536, cacheMb: 1024 },
+  ],
 };
 
 const STALLED_RUN_TOKENS = 1900;
@@ -153,6 +166,7 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     stalledFanout: { ...profile.stalledFanout, tokens: STALLED_RUN_TOKENS, delayMs: 2 },
     conversionRepeats: profile.conversionRepeats,
     largePdfMiB: profile.largePdfMiB,
+    storeSearch: profile.storeSearch,
     largePdfUploads: 4,
     levelDeadlineMs: 240_000,
     quietWaitMs: values['no-wait-quiet'] ? 0 : values.quick ? 30_000 : 120_000,

@@ -5,6 +5,7 @@ import type { FloorPoint } from '../workloads/floor.ts';
 import type { IdlePoint } from '../workloads/idle.ts';
 import type { ModelsUnderLoad } from '../workloads/models-under-load.ts';
 import type { StalledFanoutPoint } from '../workloads/stalled-fanout.ts';
+import type { StoreSearchPoint } from '../workloads/store-search.ts';
 import type { ThroughputPoint } from '../workloads/throughput.ts';
 import type { MachineInfo } from './machine.ts';
 
@@ -42,6 +43,8 @@ export interface BenchResults {
   stalled_fanout: StalledFanoutPoint[];
   conversion: FormatPoint[];
   models_under_load: ModelsUnderLoad | null;
+  /** Semantic search over the store, ranked in process (no server; Warren only). */
+  store_search?: StoreSearchPoint[];
   /** Workloads or parts that could not be measured, and why. */
   notes: string[];
 }
