@@ -33,7 +33,8 @@ import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectionErrorLog, connectRedis } from './store/redis.js';
 import { createRunFollow } from './runtime/run-follow.js';
 import { createAssistantsService } from './runtime/assistants.service.js';
-import { createRunsService, type CancelSignals } from './runtime/runs.service.js';
+import type { CancelSignals } from './admission/cancel-run.js';
+import { createRunsService } from './runtime/runs.service.js';
 import { createStateService } from './runtime/state.service.js';
 import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
@@ -180,7 +181,6 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       runs: createRunsService({
         stores,
         graphs,
-        assistants,
         dispatcher,
         cancelSignals,
         agents: stores.customAgents,

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors.js';
 import type { Thread } from '../store/records.js';
 import type { Stores } from '../store/stores.js';
-import { signalCancel, type CancelSignals } from './runs.service.js';
+import { signalCancel, type CancelSignals } from '../admission/cancel-run.js';
 import type { StateService } from './state.service.js';
 import type { ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from './threads.schemas.js';
 
