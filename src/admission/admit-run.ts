@@ -24,6 +24,12 @@ export interface RunAdmissionDeps extends CancelDeps {
   webhooksAllowPrivate?: boolean;
 }
 
+/**
+ * `recursion_limit` of the runs Warren starts itself (crons now, chat channels later), as the
+ * spec gives for its gateway and channel paths; a `recursion_limit` of their own still wins.
+ */
+export const SELF_STARTED_RECURSION_LIMIT = 100;
+
 /** What a caller that is not an HTTP client (a cron tick) sets on the runs it starts. */
 export interface AdmitOptions {
   /** The run's id; a run with this id already there makes admission a no-op. */

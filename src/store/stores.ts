@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import { createAssistantStore, type AssistantStore } from './assistants.js';
 import { RedisCheckpointSaver } from './checkpointer.js';
+import { createCronStore, type CronStore } from './crons.js';
 import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
 import { createRunStreams, type RunStreams } from './run-stream.js';
 import { createRunStore, type RunStore } from './runs.js';
@@ -17,6 +18,7 @@ export interface Stores {
   checkpointer: RedisCheckpointSaver;
   customAgents: CustomAgentStore;
   assistants: AssistantStore;
+  crons: CronStore;
 }
 
 export function createStores(redis: Redis): Stores {
@@ -29,5 +31,6 @@ export function createStores(redis: Redis): Stores {
     checkpointer: new RedisCheckpointSaver(redis),
     customAgents: createCustomAgentStore(redis, scripts),
     assistants: createAssistantStore(redis, scripts),
+    crons: createCronStore(redis, scripts),
   };
 }
