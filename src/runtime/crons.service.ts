@@ -22,6 +22,9 @@ export interface CronsServiceDeps {
 /** Rounds of re-reading a cron after syncing its scheduler, while other writers keep changing it. */
 const MAX_SYNC_ROUNDS = 10;
 
+/** Times are stored and answered as `toISOString` gives them, whatever offset the client wrote. */
+const isoOrNull = (time: string | null | undefined): string | null => (time ? new Date(time).toISOString() : null);
+
 const withNextRun = (cron: StoredCron): Cron => ({ ...cron, next_run_date: cron.enabled ? nextRunDate(cron) : null });
 
 /** The run fields the body sets; `null` clears one. */
@@ -112,7 +115,7 @@ export function createCronsService(deps: CronsServiceDeps) {
         ...(threadId === null ? { on_run_completed: body.on_run_completed ?? 'delete' } : {}),
         schedule: body.schedule,
         timezone,
-        end_time: body.end_time ?? null,
+        end_time: isoOrNull(body.end_time),
         payload: payloadWith({}, body),
         user_id: null,
         metadata: body.metadata ?? {},
@@ -139,7 +142,7 @@ export function createCronsService(deps: CronsServiceDeps) {
         ...cron,
         ...(body.schedule !== undefined ? { schedule: body.schedule } : {}),
         ...(body.timezone !== undefined ? { timezone: body.timezone } : {}),
-        ...(body.end_time !== undefined ? { end_time: body.end_time } : {}),
+        ...(body.end_time !== undefined ? { end_time: isoOrNull(body.end_time) } : {}),
         ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
         ...(body.on_run_completed !== undefined ? { on_run_completed: body.on_run_completed } : {}),
         ...(body.metadata ? { metadata: { ...cron.metadata, ...body.metadata } } : {}),
