@@ -29,7 +29,7 @@ export async function startCronWorker(options: CronWorkerOptions): Promise<{ clo
     const fields = { cron_id: cronId, cron_tick: new Date(tickMs).toISOString(), attempt: job.attemptsMade + 1 };
     try {
       const result = await options.tick(cronId, tickMs);
-      log.info({ ...fields, ...result }, result.outcome === 'skipped' ? 'cron tick skipped' : 'cron tick');
+      log.info({ ...fields, ...result }, result.outcome === 'skipped' ? 'cron tick skipped' : 'cron tick fired');
     } catch (err) {
       // A refusal (the thread or assistant is gone, a webhook now forbidden) will not change on retry.
       const final = err instanceof WarrenError && err.statusCode < 500;

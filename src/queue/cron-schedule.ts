@@ -28,6 +28,17 @@ export function checkSchedule({ schedule, timezone }: Pick<Schedule, 'schedule' 
   }
 }
 
+/** The schedule's times in (afterMs, untilMs], oldest first, at most `limit` of them (the latest ones). */
+export function ticksBetween({ schedule, timezone }: Pick<Schedule, 'schedule' | 'timezone'>, afterMs: number, untilMs: number, limit: number): number[] {
+  const expression = CronExpressionParser.parse(schedule, { currentDate: new Date(afterMs), tz: timezone ?? 'UTC' });
+  const ticks: number[] = [];
+  for (let next = expression.next().getTime(); next <= untilMs; next = expression.next().getTime()) {
+    ticks.push(next);
+    if (ticks.length > limit) ticks.shift();
+  }
+  return ticks;
+}
+
 /** The next time the schedule fires after `now`, or null when that is past `end_time`. */
 export function nextRunDate({ schedule, timezone, end_time }: Schedule, now = new Date()): string | null {
   const next = CronExpressionParser.parse(schedule, { currentDate: now, tz: timezone ?? 'UTC' }).next().toDate();

@@ -154,6 +154,10 @@ export function createCronsService(deps: CronsServiceDeps) {
       await checkPayload(proposed);
       const updated = await crons.update(cronId, change);
       if (!updated) await requireCron(cronId);
+      // Ticks while a cron was off, or of its former schedule, are not owed: no catching up on them.
+      if (updated?.enabled && (!current.enabled || updated.schedule !== current.schedule || updated.timezone !== current.timezone)) {
+        await crons.raiseLastTick(cronId, Date.now());
+      }
       await syncScheduler(cronId);
       return withNextRun(updated ?? proposed);
     },

@@ -17,16 +17,22 @@ export interface CronStore {
   update(cronId: string, change: (current: StoredCron) => StoredCron): Promise<StoredCron | null>;
   /** False when there was no such cron. */
   remove(cronId: string): Promise<boolean>;
+  /** The last tick (ms) whose run, and every earlier tick's, is known to exist; null before the first. */
+  lastTick(cronId: string): Promise<number | null>;
+  /** Records that every tick up to `tickMs` has its run (or must not have one: a re-enabled cron). Never moves back. */
+  raiseLastTick(cronId: string, tickMs: number): Promise<void>;
   /** The crons of the narrowest index the filter names, oldest first. */
   list(filter: { assistantId?: string; threadId?: string }): Promise<StoredCron[]>;
 }
 
 const RECORD = 'record';
+const LAST_TICK = 'last_tick';
 /** Lost compare-and-sets in a row before giving up (each one means another write landed). */
 const MAX_ATTEMPTS = 20;
 
 export function createCronStore(redis: Redis, scripts: Record<string, ScriptCaller>): CronStore {
   const replaceScript = requireScript(scripts, 'replaceHashField');
+  const raiseScript = requireScript(scripts, 'raiseHashField');
   const indexesOf = (cron: StoredCron): string[] => [
     keys.cronIndex(),
     keys.assistantCrons(cron.assistant_id),
@@ -61,6 +67,16 @@ export function createCronStore(redis: Redis, scripts: Record<string, ScriptCall
       if (!cron) return false;
       for (const index of indexesOf(cron)) await redis.zrem(index, cronId);
       return (await redis.del(keys.cron(cronId))) === 1;
+    },
+
+    async lastTick(cronId) {
+      const raw = await redis.hget(keys.cron(cronId), LAST_TICK);
+      return raw === null ? null : Number(raw);
+    },
+
+    async raiseLastTick(cronId, tickMs) {
+      // Only onto an existing record: a tick finishing after its cron's deletion leaves nothing behind.
+      if ((await redis.hexists(keys.cron(cronId), RECORD)) === 1) await raiseScript([keys.cron(cronId)], [LAST_TICK, tickMs]);
     },
 
     async list({ assistantId, threadId }) {

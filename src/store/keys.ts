@@ -49,7 +49,7 @@ export const keys = {
   // A cron's record is one key under its own tag; the indexes are global and each is touched
   // by single-key commands only, record first on create and last on delete, so a reader that
   // finds an index entry without a record skips it.
-  /** Hash: `record` (the cron as JSON, without its computed `next_run_date`). */
+  /** Hash: `record` (the cron as JSON, without its computed `next_run_date`) and `last_tick` (ms). */
   cron: (cronId: string) => `${KEY_PREFIX}:cron:{${cronId}}`,
   /** Sorted set of every cron id, scored by `created_at` in ms. */
   cronIndex: () => `${KEY_PREFIX}:crons:by-created`,
