@@ -24,6 +24,7 @@ const RULES = [
   [/^src\/errors\.ts$/, /^src\//, 'errors.ts imports nothing of ours'],
   [/^src\/(runtime|gateway)\/.*\.routes\.ts$/, /^ioredis$|^src\/store\/keys\.ts$/, 'a route never touches ioredis or a key'],
   [/^src\/queue\//, /^src\/(http|runtime|gateway)\//, 'the queue contract never imports HTTP code'],
+  [/^src\/admission\//, /^src\/(http|runtime|gateway)\//, 'run admission is shared with workers: it never imports HTTP code'],
 ];
 
 /** Code the API loads: no string in it may name a path into workers/. */

@@ -33,7 +33,11 @@ import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectionErrorLog, connectRedis } from './store/redis.js';
 import { createRunFollow } from './runtime/run-follow.js';
 import { createAssistantsService } from './runtime/assistants.service.js';
-import { createRunsService, type CancelSignals } from './runtime/runs.service.js';
+import { createRunAdmission, type RunAdmissionDeps } from './admission/admit-run.js';
+import type { CancelSignals } from './admission/cancel-run.js';
+import { createCronScheduler } from './queue/cron-queue.js';
+import { createCronsService } from './runtime/crons.service.js';
+import { createRunsService } from './runtime/runs.service.js';
 import { createStateService } from './runtime/state.service.js';
 import { createStoreService } from './runtime/store.service.js';
 import { createThreadsService } from './runtime/threads.service.js';
@@ -159,7 +163,17 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     suggestions: createSuggestionsService({ tasks }, log),
   };
   const state = createStateService({ stores, graphs });
-  const threads = createThreadsService({ stores, cancelSignals, state });
+  const admissionDeps: RunAdmissionDeps = {
+    stores,
+    graphs,
+    dispatcher,
+    cancelSignals,
+    agents: stores.customAgents,
+    webhooksAllowPrivate: config.webhooks.allow_private_networks,
+  };
+  const cronScheduler = createCronScheduler(redis.queueOptions, env.queueName, log);
+  const crons = createCronsService({ stores, admission: createRunAdmission(admissionDeps), scheduler: cronScheduler });
+  const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId) });
   const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId) });
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
@@ -180,15 +194,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       assistants,
       threads,
       state,
-      runs: createRunsService({
-        stores,
-        graphs,
-        assistants,
-        dispatcher,
-        cancelSignals,
-        agents: stores.customAgents,
-        webhooksAllowPrivate: config.webhooks.allow_private_networks,
-      }),
+      runs: createRunsService(admissionDeps),
+      crons,
       follow: createRunFollow({ hub, metrics }),
       store: createStoreService(stores.items),
       graphs,
@@ -209,6 +216,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         await conversionPool.close();
         const redisAway = redis.command.status !== 'ready';
         await dispatcher.close(redisAway);
+        await cronScheduler.close(redisAway);
         // Its goodbye would wait for a Redis that is not there; the process is leaving anyway.
         if (!redisAway) await taskQueue?.close();
         await redis.close();

@@ -12,6 +12,9 @@ import { createTaskDispatcher } from '../src/queue/task-queue.js';
 import { createLogger } from '../src/logger.js';
 import { countFinishedRun } from '../src/metrics/warren-metrics.js';
 import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
+import { createRunAdmission, SELF_STARTED_RECURSION_LIMIT } from '../src/admission/admit-run.js';
+import { runCronTick } from '../src/admission/cron-tick.js';
+import { publishCancel } from '../src/queue/control.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
 import { createWebhookDispatcher } from '../src/queue/webhook-queue.js';
 import { connectRedis } from '../src/store/redis.js';
@@ -27,6 +30,7 @@ import { startRunWorker, type RunWorker } from './run-worker.js';
 import { startStoreSweeper } from './store-sweeper.js';
 import { startTaskWorker } from './task-worker.js';
 import { startWebhookWorker } from './webhook-worker.js';
+import { startCronWorker } from './cron-worker.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
 import { createMcpToolset } from './tools/mcp-tools.js';
 import { watchMcpConfig } from './tools/mcp-reload.js';
@@ -114,6 +118,24 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const { checkpointer } = stores;
   const storeSweeper = startStoreSweeper(redis.command, stores.items, config.store.ttl.sweep_interval_minutes * 60_000, env.instanceId, log);
+  const lockMs = lockDurationMs ?? config.runtime.lock_seconds * 1000;
+  const stalledMs = stalledIntervalMs ?? config.runtime.stalled_check_seconds * 1000;
+  const admission = createRunAdmission({
+    stores,
+    graphs,
+    dispatcher,
+    agents: stores.customAgents,
+    cancelSignals: { publish: (message) => publishCancel(redis.command, message) },
+    webhooksAllowPrivate: config.webhooks.allow_private_networks,
+  });
+  const cronWorker = await startCronWorker({
+    runQueueName: env.queueName,
+    connection: redis.bullmqOptions,
+    tick: (cronId, tickMs) => runCronTick({ crons: stores.crons, admission, defaultRecursionLimit: SELF_STARTED_RECURSION_LIMIT }, cronId, tickMs),
+    lockDurationMs: lockMs,
+    stalledIntervalMs: stalledMs,
+    log,
+  });
 
   const worker = await startRunWorker({
     queueName: env.queueName,
@@ -121,8 +143,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     concurrency: env.workerConcurrency,
     subscriber: redis.subscriber('control'),
     log,
-    lockDurationMs: lockDurationMs ?? config.runtime.lock_seconds * 1000,
-    stalledIntervalMs: stalledIntervalMs ?? config.runtime.stalled_check_seconds * 1000,
+    lockDurationMs: lockMs,
+    stalledIntervalMs: stalledMs,
     executor: {
       ...stores,
       graphs,
@@ -160,6 +182,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         storeSweeper.stop();
         await worker.close(force);
         await taskWorker.close(force);
+        await cronWorker.close(force);
         await webhookWorker.close(force);
         await webhooks.close(force);
         await tasks.close(force);

@@ -2,8 +2,8 @@
 // and assistants clients create in Redis, with versions. Runs resolve their assistant here.
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors.js';
-import { DEFAULT_GRAPH_ID, type GraphRegistry, type HostedGraph } from '../../graphs/registry.js';
-import type { RunConfigSchema } from '../queue/run-kwargs.js';
+import type { GraphRegistry, HostedGraph } from '../../graphs/registry.js';
+import { resolveRunAssistant, type RunAssistant, type RunConfig } from '../admission/run-assistant.js';
 import { matchesFilter } from '../store/json.js';
 import { nowIso, type Assistant, type AssistantVersion } from '../store/records.js';
 import type { StoredAssistant } from '../store/assistants.js';
@@ -18,9 +18,6 @@ import type {
   GraphSchemas,
 } from './assistants.schemas.js';
 import { graphSchemas } from './graph-schemas.js';
-import type { Static } from 'typebox';
-
-type RunConfig = Static<typeof RunConfigSchema>;
 
 export interface AssistantsServiceDeps {
   stores: Pick<Stores, 'assistants' | 'threads'>;
@@ -29,31 +26,10 @@ export interface AssistantsServiceDeps {
   removeThread(threadId: string): Promise<void>;
 }
 
-/** What a run takes from its assistant. */
-export interface RunAssistant {
-  assistantId: string;
-  graphId: string;
-  config: RunConfig;
-  context: Record<string, unknown>;
-}
-
 /** Concurrent writers retry their compare-and-set; this many lost races in a row is a conflict. */
 const MAX_ATTEMPTS = 20;
 
 const versionOf = ({ updated_at: _updated, ...version }: Assistant): AssistantVersion => version;
-
-/**
- * A run's config and context over its assistant's, as LangGraph merges them: the run's values
- * win, and `configurable` is merged key by key.
- */
-export function mergeAssistant(assistant: RunAssistant, config: RunConfig | null | undefined, context: Record<string, unknown> | null | undefined) {
-  const own = config ?? {};
-  const merged: RunConfig = { ...assistant.config, ...own };
-  const configurable = { ...(assistant.config.configurable ?? {}), ...(own.configurable ?? {}) };
-  if (Object.keys(configurable).length > 0) merged.configurable = configurable;
-  const hasContext = Object.keys(assistant.context).length > 0;
-  return { config: merged, context: hasContext ? { ...assistant.context, ...(context ?? {}) } : (context ?? null) };
-}
 
 function compareBy(key: AssistantField, order: 'asc' | 'desc') {
   const dir = order === 'asc' ? 1 : -1;
@@ -241,17 +217,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
     },
 
     /** The assistant a run uses (the default graph's when none is named), with its graph's id. */
-    async forRun(assistantId: string | undefined): Promise<RunAssistant> {
-      const id = assistantId ?? DEFAULT_GRAPH_ID;
-      if (isSystem(id)) return { assistantId: id, graphId: id, config: {}, context: {} };
-      const stored = await store.get(id);
-      if (!stored) {
-        throw new NotFoundError(`No assistant found for "${id}". Use an assistant id or a configured graph id (${deps.graphs.ids().join(', ')}).`);
-      }
-      const { assistant } = stored;
-      requireGraph(assistant.graph_id);
-      return { assistantId: id, graphId: assistant.graph_id, config: assistant.config as RunConfig, context: assistant.context };
-    },
+    forRun: (assistantId: string | undefined): Promise<RunAssistant> => resolveRunAssistant({ assistants: store, graphs: deps.graphs }, assistantId),
   };
 }
 

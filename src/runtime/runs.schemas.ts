@@ -1,61 +1,11 @@
-// Run input and output, as the LangGraph API spells them. Every field of LangGraph's run-create
-// body is declared; the few Warren does not do are refused by the service with a 422 naming
-// them, and an unknown key is a 422 too (the validator drops nothing). The parts a run's
-// kwargs are made of are declared once, with the queue contract (src/queue/run-kwargs.ts).
+// Run input and output, as the LangGraph API spells them. The run-create body is declared with
+// run admission (src/admission/run-create.schema.ts), which the cron worker shares.
 import { Type, type Static } from 'typebox';
-import {
-  AfterSecondsSchema,
-  CheckpointRefSchema,
-  CommandSchema,
-  NodeListSchema,
-  OnCompletionSchema,
-  OnDisconnectSchema,
-  RunConfigSchema,
-  RunInputSchema,
-  StreamModeSchema,
-  WebhookSchema,
-} from '../queue/run-kwargs.js';
-import { MultitaskStrategySchema, RunSchema, RunStatusSchema } from '../store/records.js';
-import { IdSchema, JsonObjectSchema, OffsetSchema } from './common.schemas.js';
+import { RunCreateSchema, type RunCreate } from '../admission/run-create.schema.js';
+import { RunSchema, RunStatusSchema } from '../store/records.js';
+import { IdSchema, OffsetSchema } from './common.schemas.js';
 
-export const RunCreateSchema = Type.Object(
-  {
-    assistant_id: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    input: Type.Optional(RunInputSchema),
-    command: Type.Optional(Type.Union([CommandSchema, Type.Null()])),
-    config: Type.Optional(Type.Union([RunConfigSchema, Type.Null()])),
-    context: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
-    metadata: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
-    stream_mode: Type.Optional(Type.Union([StreamModeSchema, Type.Array(StreamModeSchema, { maxItems: 8 })])),
-    stream_subgraphs: Type.Optional(Type.Boolean()),
-    stream_resumable: Type.Optional(Type.Boolean()),
-    on_disconnect: Type.Optional(OnDisconnectSchema),
-    multitask_strategy: Type.Optional(MultitaskStrategySchema),
-    if_not_exists: Type.Optional(Type.Union([Type.Literal('reject'), Type.Literal('create')])),
-    on_completion: Type.Optional(OnCompletionSchema),
-    checkpoint: Type.Optional(Type.Union([CheckpointRefSchema, Type.Null()])),
-    checkpoint_id: Type.Optional(Type.String({ maxLength: 128 })),
-    interrupt_before: Type.Optional(NodeListSchema),
-    interrupt_after: Type.Optional(NodeListSchema),
-    after_seconds: Type.Optional(Type.Union([AfterSecondsSchema, Type.Null()])),
-    webhook: Type.Optional(Type.Union([WebhookSchema, Type.Null()])),
-    durability: Type.Optional(Type.Union([Type.Literal('sync'), Type.Literal('async'), Type.Literal('exit'), Type.Null()])),
-    checkpoint_during: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-    feedback_keys: Type.Optional(Type.Union([Type.Array(Type.String({ maxLength: 256 }), { maxItems: 64 }), Type.Null()])),
-    langsmith_tracer: Type.Optional(
-      Type.Union([
-        Type.Object(
-          { project_name: Type.Optional(Type.String({ maxLength: 1024 })), example_id: Type.Optional(Type.String({ maxLength: 128 })) },
-          { additionalProperties: false },
-        ),
-        Type.Null(),
-      ]),
-    ),
-    strict_resume: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
-  },
-  { additionalProperties: false },
-);
-export type RunCreate = Static<typeof RunCreateSchema>;
+export { RunCreateSchema, type RunCreate };
 
 /**
  * `POST /runs/batch`: stateless background runs, created in order. The SDK's `createBatch`

@@ -2,6 +2,7 @@
 // the stores or a Redis client. runtime.plugin.ts gives each route plugin only its part.
 import type { GraphRegistry } from '../../graphs/registry.js';
 import type { AssistantsService } from './assistants.service.js';
+import type { CronsService } from './crons.service.js';
 import type { RunFollow } from './run-follow.js';
 import type { RunsService } from './runs.service.js';
 import type { StateService } from './state.service.js';
@@ -19,6 +20,7 @@ export interface RuntimeDeps {
   threads: ThreadsService;
   state: StateService;
   runs: RunsService;
+  crons: CronsService;
   follow: RunFollow;
   store: StoreService;
   graphs: GraphRegistry;

@@ -1,6 +1,7 @@
 // The agent-runtime route group, mounted at /api/langgraph. Each route plugin gets only what it uses.
 import type { FastifyInstance } from 'fastify';
 import { assistantRoutes } from './assistants.routes.js';
+import { cronRoutes } from './crons.routes.js';
 import { runRoutes } from './runs.routes.js';
 import { runWebSocketRoutes } from './runs.ws.js';
 import type { RuntimeDeps } from './runtime-deps.js';
@@ -13,4 +14,5 @@ export async function runtimeRoutes(app: FastifyInstance, deps: RuntimeDeps): Pr
   await app.register(runWebSocketRoutes, { runs: deps.runs, follow: deps.follow });
   await app.register(assistantRoutes, { assistants: deps.assistants });
   await app.register(storeRoutes, { store: deps.store });
+  await app.register(cronRoutes, { crons: deps.crons });
 }

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors.js';
 import type { Thread } from '../store/records.js';
 import type { Stores } from '../store/stores.js';
-import { signalCancel, type CancelSignals } from './runs.service.js';
+import { signalCancel, type CancelSignals } from '../admission/cancel-run.js';
 import type { StateService } from './state.service.js';
 import type { ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from './threads.schemas.js';
 
@@ -11,6 +11,8 @@ export interface ThreadsServiceDeps {
   stores: Pick<Stores, 'threads' | 'runs' | 'checkpointer'>;
   cancelSignals: CancelSignals;
   state: Pick<StateService, 'bulkUpdate'>;
+  /** Deletes the thread's crons (and their schedulers) with the thread. */
+  removeCrons(threadId: string): Promise<void>;
 }
 
 /** Threads live until deleted: a time-to-live would need a sweeper Warren does not run. */
@@ -25,6 +27,8 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
 
   async function remove(threadId: string): Promise<void> {
     await threads.require(threadId);
+    // First: a tick must not start a run on a thread on its way out.
+    await deps.removeCrons(threadId);
     // Stop whatever still runs on the thread before its records go.
     for (const run of await runs.inflight(threadId)) await signalCancel(deps, threadId, run.run_id, 'interrupt');
     await threads.remove(threadId);

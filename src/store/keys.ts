@@ -45,6 +45,19 @@ export const keys = {
   /** Sorted set of every user-created assistant id, scored by `created_at` in ms. */
   assistantIndex: () => `${KEY_PREFIX}:assistants:by-created`,
 
+  // ── crons ───────────────────────────────────────────────────────────────────────────────
+  // A cron's record is one key under its own tag; the indexes are global and each is touched
+  // by single-key commands only, record first on create and last on delete, so a reader that
+  // finds an index entry without a record skips it.
+  /** Hash: `record` (the cron as JSON, without its computed `next_run_date`) and `last_tick` (ms). */
+  cron: (cronId: string) => `${KEY_PREFIX}:cron:{${cronId}}`,
+  /** Sorted set of every cron id, scored by `created_at` in ms. */
+  cronIndex: () => `${KEY_PREFIX}:crons:by-created`,
+  /** Sorted set of the crons of one assistant, scored by `created_at` in ms. */
+  assistantCrons: (assistantId: string) => `${KEY_PREFIX}:crons:by-assistant:${assistantId}`,
+  /** Sorted set of the crons of one thread, scored by `created_at` in ms (kept clear of the thread's tag, which its deletion wipes). */
+  threadCrons: (threadId: string) => `${KEY_PREFIX}:crons:by-thread:${threadId}`,
+
   // ── checkpoints ─────────────────────────────────────────────────────────────────────────
   /** Set of checkpoint namespaces used by the thread (`""` is the root graph). */
   checkpointNamespaces: (threadId: string) => `${tag(threadId)}:cp-ns`,

@@ -106,3 +106,28 @@ export interface RunFence {
 }
 
 export const nowIso = (): string => new Date().toISOString();
+
+/**
+ * A cron as stored: the SDK's `Cron` without `next_run_date`, which is computed when read.
+ * `payload` holds the run-create fields each tick's run is made from.
+ */
+export const StoredCronSchema = Type.Object({
+  cron_id: Type.String(),
+  assistant_id: Type.String(),
+  thread_id: Type.Union([Type.String(), Type.Null()]),
+  /** Stateless crons only: what happens to each run's new thread when the run ends. */
+  on_run_completed: Type.Optional(Type.Union([Type.Literal('delete'), Type.Literal('keep')])),
+  schedule: Type.String(),
+  timezone: Type.Union([Type.String(), Type.Null()]),
+  end_time: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  payload: JsonObject,
+  user_id: Type.Union([Type.String(), Type.Null()]),
+  metadata: JsonObject,
+  enabled: Type.Boolean(),
+  created_at: Type.String({ format: 'date-time' }),
+  updated_at: Type.String({ format: 'date-time' }),
+});
+export type StoredCron = Static<typeof StoredCronSchema>;
+
+export const CronSchema = Type.Object({ ...StoredCronSchema.properties, next_run_date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]) });
+export type Cron = Static<typeof CronSchema>;

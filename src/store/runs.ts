@@ -15,7 +15,14 @@ import {
 } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 
-export type CreateRunResult = { dispatch: true } | { dispatch: false; waitingBehind: string };
+/**
+ * `existed`: a run with this id was there already and nothing changed; `holdsThread` says whether
+ * it is the thread's active run (a caller that crashed before dispatching it dispatches it again).
+ */
+export type CreateRunResult =
+  | { dispatch: true }
+  | { dispatch: false; waitingBehind: string }
+  | { dispatch: false; existed: true; holdsThread: boolean };
 /** A claim of a live run takes a new attempt; `attempt` is the claim's fencing token. */
 export type StartRunResult =
   | { kind: 'started'; attempt: number }
@@ -158,6 +165,7 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
         throw new ConflictError(`Thread ${run.thread_id} is busy with run ${reply[1]}; multitask_strategy is reject`);
       }
       await redis.hset(keys.runThreads(), run.run_id, run.thread_id);
+      if (code === 2) return { dispatch: false, existed: true, holdsThread: reply[1] === run.run_id };
       return code === 0 ? { dispatch: true } : { dispatch: false, waitingBehind: String(reply[1]) };
     },
 

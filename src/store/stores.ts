@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import { createAssistantStore, type AssistantStore } from './assistants.js';
 import { RedisCheckpointSaver } from './checkpointer.js';
+import { createCronStore, type CronStore } from './crons.js';
 import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
 import { createRunStreams, type RunStreams } from './run-stream.js';
 import { createRunStore, type RunStore } from './runs.js';
@@ -20,6 +21,7 @@ export interface Stores {
   assistants: AssistantStore;
   /** The long-term store (LangGraph's BaseStore, `/store/items`). */
   items: ItemStore;
+  crons: CronStore;
 }
 
 /** No semantic index and no expiry: what config.yaml's `store` defaults to. */
@@ -36,5 +38,6 @@ export function createStores(redis: Redis, store: StoreSettings = PLAIN_STORE): 
     customAgents: createCustomAgentStore(redis, scripts),
     assistants: createAssistantStore(redis, scripts),
     items: createItemStore(redis, scripts, store),
+    crons: createCronStore(redis, scripts),
   };
 }

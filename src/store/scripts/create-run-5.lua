@@ -13,9 +13,12 @@
   ARGV[5..] the run hash as field, value pairs
   Returns {0} when the run holds the thread and must be dispatched now, {1, active_run_id}
   when it waits behind active_run_id, {-1} when the thread does not exist, {-2, active_run_id}
-  when the strategy is reject and the thread is busy.
+  when the strategy is reject and the thread is busy, {2, active_run_id or false} when a run
+  with this id exists already: nothing is written (a cron tick retried after a crash derives
+  the same run id, and must not start its run twice).
 ]]
 if redis.call('EXISTS', KEYS[1]) == 0 then return {-1} end
+if redis.call('EXISTS', KEYS[2]) == 1 then return {2, redis.call('GET', KEYS[4])} end
 local active = redis.call('GET', KEYS[4])
 if active and ARGV[2] == 'reject' then return {-2, active} end
 

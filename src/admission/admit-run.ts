@@ -1,0 +1,164 @@
+// Run admission: what turns a run-create body into a stored, queued run. The runs routes admit
+// a client's run here; a cron tick (in a worker) admits its run here too, with an id derived
+// from the tick, so that a tick taken twice starts one run.
+import { randomUUID } from 'node:crypto';
+import { NotFoundError } from '../errors.js';
+import type { GraphRegistry } from '../../graphs/registry.js';
+import { runStartsAt, type RunKwargs, type StreamMode } from '../queue/run-kwargs.js';
+import type { RunDispatcher } from '../queue/run-queue.js';
+import { nowIso, type StoredRun } from '../store/records.js';
+import type { CustomAgentStore } from '../store/custom-agents.js';
+import type { Stores } from '../store/stores.js';
+import { signalCancel, type CancelDeps } from './cancel-run.js';
+import { mergeAssistant, resolveRunAssistant } from './run-assistant.js';
+import { checkAgentName, checkWebhook, refuseUnsupported } from './run-checks.js';
+import type { RunCreate } from './run-create.schema.js';
+
+export interface RunAdmissionDeps extends CancelDeps {
+  stores: Pick<Stores, 'threads' | 'runs' | 'assistants'>;
+  graphs: Pick<GraphRegistry, 'has' | 'ids'>;
+  dispatcher: Pick<RunDispatcher, 'dispatch' | 'promote'>;
+  /** Custom agents, so that a run naming an unknown one is refused before it is queued. */
+  agents: Pick<CustomAgentStore, 'get'>;
+  /** Whether webhooks may go to loopback and private addresses (config `webhooks`). */
+  webhooksAllowPrivate?: boolean;
+}
+
+/**
+ * `recursion_limit` of the runs Warren starts itself (crons now, chat channels later), as the
+ * spec gives for its gateway and channel paths; a `recursion_limit` of their own still wins.
+ */
+export const SELF_STARTED_RECURSION_LIMIT = 100;
+
+/** What a caller that is not an HTTP client (a cron tick) sets on the runs it starts. */
+export interface AdmitOptions {
+  /** The run's id; a run with this id already there makes admission a no-op. */
+  runId?: string;
+  /** A stateless run's new thread id (default: random). */
+  statelessThreadId?: string;
+  /** `config.recursion_limit` when neither the body nor the assistant sets one. */
+  defaultRecursionLimit?: number;
+}
+
+export interface AdmittedRun {
+  run: StoredRun;
+  /** False when a run with the requested id existed: nothing was created. */
+  created: boolean;
+  /** Where the run can be read (`Content-Location`), and joined (`Location`). */
+  contentLocation: string;
+  streamLocation: string;
+}
+
+function runKwargs(body: RunCreate, merged: ReturnType<typeof mergeAssistant>, graphId: string, assistantId: string, stateless: boolean): RunKwargs {
+  const streamModes: StreamMode[] = body.stream_mode === undefined ? ['values'] : Array.isArray(body.stream_mode) ? body.stream_mode : [body.stream_mode];
+  return {
+    input: body.input ?? null,
+    command: body.command ?? null,
+    config: merged.config,
+    context: merged.context,
+    ...(graphId !== assistantId ? { graph_id: graphId } : {}),
+    stream_mode: streamModes.length > 0 ? streamModes : ['values'],
+    stream_subgraphs: body.stream_subgraphs ?? false,
+    stream_resumable: body.stream_resumable ?? false,
+    interrupt_before: body.interrupt_before ?? null,
+    interrupt_after: body.interrupt_after ?? null,
+    checkpoint: body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : null),
+    on_disconnect: body.on_disconnect ?? 'cancel',
+    ...(stateless ? { on_completion: body.on_completion ?? 'delete' } : {}),
+    ...(body.after_seconds ? { after_seconds: body.after_seconds } : {}),
+    ...(body.webhook ? { webhook: body.webhook } : {}),
+  };
+}
+
+const locations = (run: StoredRun, stateless: boolean) => ({
+  contentLocation: stateless ? `/runs/${run.run_id}` : `/threads/${run.thread_id}/runs/${run.run_id}`,
+  streamLocation: `/threads/${run.thread_id}/runs/${run.run_id}/stream`,
+});
+
+export function createRunAdmission(deps: RunAdmissionDeps) {
+  const { threads, runs } = deps.stores;
+  const assistantDeps = { assistants: deps.stores.assistants, graphs: deps.graphs };
+
+  /** Checks a body without storing anything: what a cron does with its payload when it is created. */
+  async function check(body: RunCreate): Promise<void> {
+    refuseUnsupported(body);
+    await checkAgentName(body, deps.agents);
+    await checkWebhook(body.webhook, deps.webhooksAllowPrivate ?? false);
+    await resolveRunAssistant(assistantDeps, body.assistant_id);
+  }
+
+  /** A run that is already there: dispatched again if it holds its thread (its creator may have died first). */
+  async function existing(run: StoredRun, holdsThread: boolean, stateless: boolean): Promise<AdmittedRun> {
+    if (holdsThread && run.status === 'pending') await deps.dispatcher.dispatch(run.thread_id, run.run_id, runStartsAt(run.created_at, run.kwargs));
+    return { run, created: false, ...locations(run, stateless) };
+  }
+
+  async function preparedThread(threadId: string | null, body: RunCreate, options: AdmitOptions, graphId: string, assistantId: string): Promise<string> {
+    const tid = threadId ?? options.statelessThreadId ?? randomUUID();
+    if (threadId === null) {
+      await threads.create({ threadId: tid, metadata: { graph_id: graphId, assistant_id: assistantId }, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise' });
+    } else if (!(await threads.get(tid))) {
+      if (body.if_not_exists !== 'create') throw new NotFoundError(`Thread ${tid} not found`);
+      await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing' });
+    }
+    const thread = await threads.require(tid);
+    if (thread.metadata.graph_id !== graphId || thread.metadata.assistant_id !== assistantId) {
+      await threads.patchMetadata(tid, { graph_id: graphId, assistant_id: assistantId });
+    }
+    return tid;
+  }
+
+  async function admit(threadId: string | null, body: RunCreate, options: AdmitOptions = {}): Promise<AdmittedRun> {
+    const stateless = threadId === null;
+    if (options.runId) {
+      // Before a stateless run's thread is made: a run that ended has deleted its thread.
+      const ownerThread = await runs.threadOf(options.runId);
+      const found = ownerThread ? await runs.get(ownerThread, options.runId) : null;
+      if (found) return existing(found, (await runs.active(found.thread_id)) === found.run_id, stateless);
+    }
+    refuseUnsupported(body);
+    await checkAgentName(body, deps.agents);
+    await checkWebhook(body.webhook, deps.webhooksAllowPrivate ?? false);
+    const assistant = await resolveRunAssistant(assistantDeps, body.assistant_id);
+    const { assistantId, graphId } = assistant;
+    // The assistant's config and context under the run's own, as LangGraph merges them.
+    const merged = mergeAssistant(assistant, body.config, body.context);
+    if (options.defaultRecursionLimit !== undefined) merged.config.recursion_limit ??= options.defaultRecursionLimit;
+    const tid = await preparedThread(threadId, body, options, graphId, assistantId);
+
+    const strategy = body.multitask_strategy ?? 'enqueue';
+    const kwargs = runKwargs(body, merged, graphId, assistantId, stateless);
+    const now = nowIso();
+    const run: StoredRun = {
+      run_id: options.runId ?? randomUUID(),
+      thread_id: tid,
+      assistant_id: assistantId,
+      status: 'pending',
+      created_at: now,
+      updated_at: now,
+      metadata: { ...(body.metadata ?? {}) },
+      kwargs,
+      multitask_strategy: strategy,
+      attempt: 0,
+      cancel: null,
+      temporary: stateless,
+    };
+    const created = await runs.create(run, strategy);
+    if ('existed' in created) return existing((await runs.get(tid, run.run_id)) ?? run, created.holdsThread, stateless);
+    if (created.dispatch) {
+      await deps.dispatcher.dispatch(tid, run.run_id, kwargs.after_seconds ? runStartsAt(run.created_at, kwargs) : undefined);
+    } else if (strategy === 'interrupt' || strategy === 'rollback') {
+      // The new run waits at the head of the queue; cancelling the active run hands it over.
+      const result = await signalCancel(deps, tid, created.waitingBehind, strategy);
+      if (result === 'missing') throw new NotFoundError(`Run ${created.waitingBehind} not found on thread ${tid}`);
+      // A run still waiting out `after_seconds` has no worker to tell: make its job due, and the
+      // worker that takes it settles it as cancelled.
+      if (result === 'signalled') await deps.dispatcher.promote(created.waitingBehind);
+    }
+    return { run, created: true, ...locations(run, stateless) };
+  }
+
+  return { admit, check };
+}
+
+export type RunAdmission = ReturnType<typeof createRunAdmission>;

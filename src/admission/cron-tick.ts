@@ -1,0 +1,60 @@
+// One tick of a cron: the run it starts, made from the cron's payload. BullMQ's scheduler does
+// not catch up: a tick taken late (every worker busy, one killed) makes it schedule the next
+// from now, and the ticks in between never come. So a tick also starts the runs of the ticks
+// since the last one fully fired (at most MAX_CATCH_UP of them); each run's id comes from its
+// tick, so ticks handled twice, out of order or at once start each run once. Runs in a worker (the
+// tick job's processor); everything it reads is in Redis, so any worker may take any tick.
+import { ticksBetween } from '../queue/cron-schedule.js';
+import type { CronStore } from '../store/crons.js';
+import type { StoredCron } from '../store/records.js';
+import type { RunAdmission } from './admit-run.js';
+import type { RunCreate } from './run-create.schema.js';
+import { tickRunId, tickThreadId } from './tick-ids.js';
+
+export interface CronTickDeps {
+  crons: Pick<CronStore, 'get' | 'lastTick' | 'raiseLastTick'>;
+  admission: Pick<RunAdmission, 'admit'>;
+  /** Runs Warren starts itself default to this `recursion_limit` (a cron's own config wins). */
+  defaultRecursionLimit: number;
+}
+
+/** Missed ticks a tick starts runs for, at most (after a long outage, the latest ones). */
+export const MAX_CATCH_UP = 100;
+
+export type TickOutcome =
+  | { outcome: 'fired'; started: number; existed: number; run_id: string }
+  | { outcome: 'skipped'; why: 'no such cron' | 'disabled' | 'past end_time' };
+
+/** Metadata each run of a cron carries, so its runs can be found (and its ticks told apart). */
+export const cronRunMetadata = (cron: StoredCron, tickMs: number) => ({ ...cron.metadata, cron_id: cron.cron_id, cron_tick: new Date(tickMs).toISOString() });
+
+export async function runCronTick(deps: CronTickDeps, cronId: string, tickMs: number): Promise<TickOutcome> {
+  const cron = await deps.crons.get(cronId);
+  if (!cron) return { outcome: 'skipped', why: 'no such cron' };
+  if (!cron.enabled) return { outcome: 'skipped', why: 'disabled' };
+  if (cron.end_time !== null && tickMs > Date.parse(cron.end_time)) return { outcome: 'skipped', why: 'past end_time' };
+  const last = await deps.crons.lastTick(cronId);
+  const missed = last === null ? [] : ticksBetween(cron, last, tickMs, MAX_CATCH_UP);
+  const ticks = [...new Set([...missed, tickMs])].filter((t) => cron.end_time === null || t <= Date.parse(cron.end_time));
+  let started = 0;
+  for (const tick of ticks) if (await admitTick(deps, cron, tick)) started++;
+  await deps.crons.raiseLastTick(cronId, tickMs);
+  return { outcome: 'fired', started, existed: ticks.length - started, run_id: tickRunId(cronId, tickMs) };
+}
+
+/** Starts the tick's run; false when it existed already. */
+async function admitTick(deps: CronTickDeps, cron: StoredCron, tickMs: number): Promise<boolean> {
+  const stateless = cron.thread_id === null;
+  const body: RunCreate = {
+    ...(cron.payload as Partial<RunCreate>),
+    assistant_id: cron.assistant_id,
+    metadata: cronRunMetadata(cron, tickMs),
+    ...(stateless ? { on_completion: cron.on_run_completed ?? 'delete' } : {}),
+  };
+  const { created } = await deps.admission.admit(cron.thread_id, body, {
+    runId: tickRunId(cron.cron_id, tickMs),
+    statelessThreadId: tickThreadId(cron.cron_id, tickMs),
+    defaultRecursionLimit: deps.defaultRecursionLimit,
+  });
+  return created;
+}

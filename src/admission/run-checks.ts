@@ -1,0 +1,48 @@
+// The checks a run-create body passes before anything is stored: fields Warren refuses by name,
+// the custom agent it names, and where its webhook may go. HTTP runs and cron ticks share them.
+import { ValidationError } from '../errors.js';
+import { assertPublicHost } from '../net/outbound-guard.js';
+import { isAgentName, type CustomAgentStore } from '../store/custom-agents.js';
+import type { RunCreate } from './run-create.schema.js';
+
+/** A webhook must reach a public host (unless config allows private ones): refused now, not at the end. */
+export async function checkWebhook(url: string | null | undefined, allowPrivate: boolean): Promise<void> {
+  if (!url) return;
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ValidationError(`webhook: ${parsed.protocol} is not http or https.`);
+  if (allowPrivate) return;
+  await assertPublicHost(parsed, 'webhooks').catch((err: unknown) => {
+    throw new ValidationError(`webhook: ${err instanceof Error ? err.message : String(err)}`);
+  });
+}
+
+/** `agent_name` from `config.configurable` or `context` (DeerFlow's UI sends it in context). */
+function agentNameOf(body: Pick<RunCreate, 'config' | 'context'>): unknown {
+  const configurable = body.config?.configurable as Record<string, unknown> | undefined;
+  return configurable?.agent_name ?? (body.context as Record<string, unknown> | null | undefined)?.agent_name;
+}
+
+export async function checkAgentName(body: Pick<RunCreate, 'config' | 'context'>, agents: Pick<CustomAgentStore, 'get'>): Promise<void> {
+  const name = agentNameOf(body);
+  if (name === undefined || name === null || name === '') return;
+  if (typeof name !== 'string' || !isAgentName(name)) {
+    throw new ValidationError(`agent_name: ${JSON.stringify(name)} is not an agent name (letters, digits and hyphens, at most 64).`);
+  }
+  if (!(await agents.get(name.toLowerCase()))) throw new ValidationError(`agent_name: no custom agent named '${name.toLowerCase()}' (see GET /api/agents).`);
+}
+
+/**
+ * LangGraph run-create fields Warren does not do, refused by name rather than dropped. A value
+ * that asks for what Warren does anyway (`durability: "sync"`, an empty `feedback_keys`) passes.
+ */
+export function refuseUnsupported(body: Partial<RunCreate>): void {
+  const refuse = (field: string, why: string) => {
+    throw new ValidationError(`${field}: ${why}`);
+  };
+  if (body.durability === 'exit' || body.checkpoint_during === false) {
+    refuse(body.durability === 'exit' ? 'durability' : 'checkpoint_during', 'Warren stores a checkpoint after every step (runs resume from it after a worker fails); checkpointing only at exit is not supported');
+  }
+  if (body.feedback_keys && body.feedback_keys.length > 0) refuse('feedback_keys', 'LangSmith feedback URLs are not supported by Warren');
+  if (body.langsmith_tracer) refuse('langsmith_tracer', 'LangSmith tracing per run is not supported by Warren');
+  if (body.strict_resume === true) refuse('strict_resume', 'strict resume is not supported by Warren');
+}
