@@ -74,6 +74,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     log,
     httpAuth: (name, server) => mcpOAuth.sourceFor(name, server),
     stdioAllowedCommands: config.mcp.stdio_allowed_commands,
+    allowPrivateNetworks: config.mcp.allow_private_networks,
   });
   const mcpSubscriber = redis.subscriber('mcp');
   await watchMcpConfig(mcpSubscriber, mcp, log);

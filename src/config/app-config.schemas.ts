@@ -207,6 +207,12 @@ export const McpToolsConfigSchema = Type.Object({
   stdio_allowed_commands: Type.Array(Type.String({ pattern: '^(/.+|[A-Za-z0-9._+-]+)$' }), {
     default: [...DEFAULT_STDIO_ALLOWED_COMMANDS],
   }),
+  /**
+   * Whether an http or sse server may be on loopback, a private network or a link-local address.
+   * Off: anyone who may PUT /api/mcp/config could otherwise point a worker at Redis or a cloud
+   * metadata service. Turn it on for MCP servers on your own network.
+   */
+  allow_private_networks: Type.Boolean({ default: false }),
 });
 
 export const MetricsConfigSchema = Type.Object({

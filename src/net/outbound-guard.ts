@@ -4,12 +4,13 @@
 // - `assertPublicHost`: a clear early refusal, for the URL as given;
 // - `guardedAgent`: the connection itself resolves the name once and connects only to an
 //   address that passed the check, so a DNS answer that changes between the two (rebinding)
-//   is caught where it matters.
+//   is caught where it matters;
+// - `guardedFetch`: both, with redirects followed by hand so every hop is checked again.
 // Address classes come from ipaddr.js, a maintained library, not from our own range table.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent } from 'undici';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { BadRequestError, ForbiddenError } from '../errors.js';
 
 /** The IPv4 address an IPv6 address carries, for the forms that route to it. */
@@ -87,4 +88,53 @@ export function guardedAgent(options: GuardedAgentOptions): Agent {
     });
   };
   return new Agent({ connect: { lookup: lookup as never } });
+}
+
+export type GuardedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** The request for the next hop: 303 (and 301/302 after a POST) turn into a GET, as browsers do. */
+function nextHop(init: RequestInit, status: number, from: URL, to: URL): RequestInit {
+  const headers = new Headers(init.headers);
+  // Credentials meant for one origin never follow a redirect to another.
+  if (to.origin !== from.origin) for (const name of ['authorization', 'cookie', 'proxy-authorization']) headers.delete(name);
+  const method = (init.method ?? 'GET').toUpperCase();
+  if (status === 303 || ((status === 301 || status === 302) && method !== 'GET' && method !== 'HEAD')) {
+    const { body: _dropped, ...rest } = init;
+    headers.delete('content-type');
+    headers.delete('content-length');
+    return { ...rest, method: 'GET', headers };
+  }
+  return { ...init, headers };
+}
+
+/**
+ * `fetch` for a caller that must only reach public hosts (unless `allowPrivate`): each hop's URL
+ * is checked, the connection is pinned to a checked address, and a redirect to another scheme or
+ * past `maxRedirects` hops is refused.
+ */
+export function guardedFetch(options: GuardedAgentOptions & { maxRedirects?: number }): GuardedFetch {
+  const agent = guardedAgent(options);
+  const maxRedirects = options.maxRedirects ?? 5;
+  return async (input, init = {}) => {
+    const start = new URL(input);
+    let url = start;
+    let request = init;
+    for (let hop = 0; hop <= maxRedirects; hop += 1) {
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+        throw new BadRequestError(`Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`);
+      }
+      if (!options.allowPrivate) await assertPublicHost(url, options.what, options.resolver);
+      // undici's own fetch: Node's bundled one cannot drive a dispatcher from this undici release.
+      const response = (await undiciFetch(url, { ...request, redirect: 'manual', dispatcher: agent } as never)) as unknown as Response;
+      const location = response.headers.get('location');
+      if (!REDIRECTS.has(response.status) || location === null) return response;
+      await response.body?.cancel();
+      const next = new URL(location, url);
+      request = nextHop(request, response.status, url, next);
+      url = next;
+    }
+    throw new BadRequestError(`${start.href} redirected more than ${maxRedirects} times.`);
+  };
 }

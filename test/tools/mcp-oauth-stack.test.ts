@@ -34,7 +34,10 @@ beforeAll(async () => {
   script = agentScript();
   llm = await startScriptedOpenAI((request) => script.route(request));
   stack = await startStack({
-    config: { models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key' }] },
+    config: {
+      models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key' }],
+      mcp: { allow_private_networks: true },
+    },
     logLevel: 'info',
     logStream: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) },
   });

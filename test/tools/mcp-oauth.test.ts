@@ -54,6 +54,7 @@ function open(options: Partial<McpOAuthOptions> = {}): McpToolset {
     log: ws.log,
     env: ENV,
     stdioAllowedCommands: TEST_STDIO_COMMANDS,
+    allowPrivateNetworks: true,
     httpAuth: (name, server) => oauth.sourceFor(name, server),
   });
   closers.push(() => toolset.close());

@@ -37,6 +37,8 @@ function open(options: Partial<McpToolsetOptions> = {}): McpToolset {
     log: ws.log,
     env: { PATH: process.env.PATH },
     stdioAllowedCommands: TEST_STDIO_COMMANDS,
+    // The remote fixture listens on loopback.
+    allowPrivateNetworks: true,
     ...options,
   });
   toolsets.push(toolset);
@@ -97,6 +99,17 @@ describe('MCP toolset: loading', () => {
     const tools = await open().tools();
     expect(names(tools)).toEqual(toolNames('on'));
     expect(pidsIn(pids)).toEqual([]);
+  });
+
+  it('refuses an http server on loopback unless mcp.allow_private_networks allows it', async () => {
+    const remote = await http();
+    await ws.writeServers({ remote: { type: 'http', url: remote.url }, real: stdioServer() });
+    expect(names(await open({ allowPrivateNetworks: false }).tools())).toEqual(toolNames('real'));
+    const [skipped] = warnings(ws.lines, 'MCP server skipped');
+    expect(skipped).toMatchObject({ mcp_server: 'remote' });
+    expect(String(skipped?.reason)).toMatch(/127\.0\.0\.1 is a local or private address; MCP server "remote" only reaches public hosts/);
+    // Refused before any request was sent.
+    expect(remote.authorizations).toEqual([]);
   });
 
   it('skips a server whose command does not exist and still loads the others', async () => {

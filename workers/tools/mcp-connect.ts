@@ -27,6 +27,8 @@ export interface McpConnectOptions {
   env: NodeJS.ProcessEnv;
   timeoutMs: number;
   stdioAllowedCommands: readonly string[];
+  /** An http/sse server may be on loopback or a private network (`mcp.allow_private_networks`). */
+  allowPrivateNetworks?: boolean;
   /** Already bound to the server's name. */
   log: Logger;
   auth?: HttpAuthSource | undefined;

@@ -39,6 +39,8 @@ export interface McpToolsetOptions {
    * @defaultValue DEFAULT_STDIO_ALLOWED_COMMANDS (npx, uvx, node)
    */
   stdioAllowedCommands?: readonly string[];
+  /** Let http/sse servers be on loopback or private networks (config.yaml `mcp.allow_private_networks`). */
+  allowPrivateNetworks?: boolean;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 30_000;
@@ -86,7 +88,14 @@ export function createMcpToolset(options: McpToolsetOptions): McpToolset {
       // The auth source is the caller's code; its failure costs this server only.
       return { ok: false, reason: `its auth source failed (${err instanceof Error ? err.name : typeof err})` };
     }
-    return connectMcpServer(name, server, { env, timeoutMs, stdioAllowedCommands, log: log.child({ mcp_server: name }), auth });
+    return connectMcpServer(name, server, {
+      env,
+      timeoutMs,
+      stdioAllowedCommands,
+      allowPrivateNetworks: options.allowPrivateNetworks ?? false,
+      log: log.child({ mcp_server: name }),
+      auth,
+    });
   }
 
   async function connectAll(config: ExtensionsConfig): Promise<LoadedSet> {

@@ -11,6 +11,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { mcpServerProblem, type McpServer } from '../../src/config/extensions.js';
 import { checkStdioServer } from '../../src/config/mcp-stdio-policy.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
+import { guardedFetch } from '../../src/net/outbound-guard.js';
+import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { withHttpAuth, type HttpAuthSource } from './mcp-http-auth.js';
 
 /**
@@ -36,6 +38,8 @@ export interface McpTransportOptions {
   auth?: HttpAuthSource | undefined;
   /** `mcp.stdio_allowed_commands`; bare names are looked up on the PATH the child gets. */
   stdioAllowedCommands: readonly string[];
+  /** `mcp.allow_private_networks`: an http/sse server may be on loopback or a private network. */
+  allowPrivateNetworks?: boolean;
 }
 
 type Resolved = { values: Record<string, string> } | { reason: string };
@@ -89,9 +93,12 @@ export async function planMcpTransport(name: string, server: McpServer, options:
   const headers = resolveValues('headers', server.headers, options.env);
   if ('reason' in headers) return { ok: false, reason: headers.reason };
   const url = new URL(server.url ?? '');
+  // Whoever may PUT /api/mcp/config names these URLs: like web_fetch, they reach only public
+  // hosts (every redirect checked, the connection pinned to the checked address) unless allowed.
+  const guarded = guardedFetch({ what: `MCP server "${name}"`, allowPrivate: options.allowPrivateNetworks ?? false }) as FetchLike;
   const transportOptions = {
     requestInit: { headers: headers.values },
-    ...(options.auth ? { fetch: withHttpAuth(options.auth) } : {}),
+    fetch: options.auth ? withHttpAuth(options.auth, guarded) : guarded,
   };
   const transport =
     type === 'http' ? new StreamableHTTPClientTransport(url, transportOptions) : new SSEClientTransport(url, transportOptions);

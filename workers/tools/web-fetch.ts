@@ -8,8 +8,7 @@ import TurndownService from 'turndown';
 import { Type } from 'typebox';
 import type { WebConfig } from '../../src/config/app-config.schemas.js';
 import { BadRequestError, ForbiddenError } from '../../src/errors.js';
-import { fetch, type Agent } from 'undici';
-import { assertPublicHost, guardedAgent, type Resolver } from '../../src/net/outbound-guard.js';
+import { guardedFetch, type GuardedFetch, type Resolver } from '../../src/net/outbound-guard.js';
 import { defineTool } from './define-tool.js';
 
 /** Characters of text one fetch returns. */
@@ -61,41 +60,28 @@ async function readCapped(response: Response, maxBytes: number): Promise<{ body:
   }
 }
 
-async function download(start: URL, web: WebConfig, options: WebFetchOptions, agent: Agent, signal?: AbortSignal): Promise<Fetched> {
+async function download(start: URL, web: WebConfig, guarded: GuardedFetch, signal?: AbortSignal): Promise<Fetched> {
   const timeout = AbortSignal.timeout(web.fetch_timeout_seconds * 1000);
   const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-  let url = start;
   try {
-    for (let hop = 0; hop <= MAX_REDIRECTS; hop += 1) {
-      // A clear early answer; the agent checks again the address it actually connects to.
-      if (!options.allowPrivateNetwork) await assertPublicHost(url, 'web_fetch', options.resolver);
-      const response = await fetch(url, {
-        dispatcher: agent,
-        redirect: 'manual',
-        signal: combined,
-        headers: { 'user-agent': USER_AGENT, accept: 'text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5' },
-      });
-      const location = response.headers.get('location');
-      if (response.status >= 300 && response.status < 400 && location) {
-        await response.body?.cancel();
-        url = parseHttpUrl(location, url);
-        continue;
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw new BadRequestError(`${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
-      }
-      const { body, truncated } = await readCapped(response, web.fetch_max_bytes);
-      return { url: url.href, contentType: response.headers.get('content-type') ?? '', body, truncated };
+    const response = await guarded(start, {
+      signal: combined,
+      headers: { 'user-agent': USER_AGENT, accept: 'text/html,application/xhtml+xml,text/plain,application/json;q=0.9,*/*;q=0.5' },
+    });
+    const url = new URL(response.url || start.href);
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new BadRequestError(`${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
     }
+    const { body, truncated } = await readCapped(response, web.fetch_max_bytes);
+    return { url: url.href, contentType: response.headers.get('content-type') ?? '', body, truncated };
   } catch (err) {
-    if (timeout.aborted) throw new BadRequestError(`${url.href} did not answer within ${web.fetch_timeout_seconds} s.`);
+    if (timeout.aborted) throw new BadRequestError(`${start.href} did not answer within ${web.fetch_timeout_seconds} s.`);
     // The guarded connection refused the address the name resolved to (rebinding, say).
     if (err instanceof Error && err.cause instanceof ForbiddenError) throw err.cause;
-    if (err instanceof Error && err.name === 'TypeError') throw new BadRequestError(`Could not fetch ${url.href}: ${causeOf(err)}.`);
+    if (err instanceof Error && err.name === 'TypeError') throw new BadRequestError(`Could not fetch ${start.href}: ${causeOf(err)}.`);
     throw err;
   }
-  throw new BadRequestError(`${start.href} redirected more than ${MAX_REDIRECTS} times.`);
 }
 
 function causeOf(err: Error): string {
@@ -167,8 +153,9 @@ function renderFetched(fetched: Fetched): string {
 }
 
 export function createWebFetchTool(web: WebConfig, options: WebFetchOptions = {}): StructuredToolInterface {
-  const agent = guardedAgent({
+  const guarded = guardedFetch({
     what: 'web_fetch',
+    maxRedirects: MAX_REDIRECTS,
     ...(options.allowPrivateNetwork ? { allowPrivate: true } : {}),
     ...(options.resolver ? { resolver: options.resolver } : {}),
   });
@@ -179,6 +166,6 @@ export function createWebFetchTool(web: WebConfig, options: WebFetchOptions = {}
       description: 'Fetch a web page (http or https) and return its content as Markdown; text and JSON come back as they are. Use it to read a URL the user gave or one found with web_search.',
       schema,
     },
-    async ({ url }, config) => renderFetched(await download(parseHttpUrl(url), web, options, agent, config.signal)),
+    async ({ url }, config) => renderFetched(await download(parseHttpUrl(url), web, guarded, config.signal)),
   );
 }
