@@ -93,6 +93,8 @@ export const keys = {
   storeVectors: () => `${KEY_PREFIX}:{store}:vectors`,
   /** Hash: item → the revision of its embeddings, which changes with every write. */
   storeVectorRevs: () => `${KEY_PREFIX}:{store}:vector-revs`,
+  /** String: a counter every item write and delete raises, so rankers know when nothing changed. */
+  storeVectorGeneration: () => `${KEY_PREFIX}:{store}:generation`,
   /** String: held by the process sweeping expired items, so one sweeps per interval. */
   storeSweepLease: () => `${KEY_PREFIX}:{store}:sweep-lease`,
 

@@ -89,6 +89,7 @@ const itemKeys = (namespace: readonly string[], key: string): string[] => [
   keys.storeExpiries(),
   keys.storeVectors(),
   keys.storeVectorRevs(),
+  keys.storeVectorGeneration(),
   ...prefixIndexes(namespace),
 ];
 
@@ -219,8 +220,8 @@ export function createItemStore(redis: Redis, scripts: Record<string, ScriptCall
       const now = Date.now();
       let items: StoreItem[];
       if (options.query && index && ranker) {
-        const candidates = await redis.zrange(keys.storePrefixIndex(prefix), 0, -1);
-        const ranked = await ranker.rank(candidates, unitVector(await index.embeddings.embedQuery(options.query), index.dims));
+        const query = unitVector(await index.embeddings.embedQuery(options.query), index.dims);
+        const { ranked, candidates } = await ranker.rank(keys.storePrefixIndex(prefix), query);
         const scored = new Set(ranked.map((r) => r.item));
         // Items without embeddings (written with `index: false`) follow the ranked ones, as in LangGraph.
         const order = [...ranked.map((r) => r.item), ...candidates.filter((id) => !scored.has(id))];

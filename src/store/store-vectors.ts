@@ -2,7 +2,8 @@
 // ranks by brute force: it reads the candidates' embeddings from one hash and scores them
 // against the query. Embeddings are stored unit-length, so cosine similarity is a dot product.
 // Each process keeps the embeddings it has read, checked against a revision that every write
-// changes, so a repeated search reads only revisions from Redis, not the vectors themselves.
+// changes, so a repeated search reads only revisions from Redis, not the vectors themselves; and
+// while the store's write generation stays the same, not even those.
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
 
@@ -34,6 +35,8 @@ const chunks = <T>(list: readonly T[]): T[][] => Array.from({ length: Math.ceil(
 export class VectorRanker {
   private readonly cache = new Map<string, { rev: string; vectors: Float32Array }>();
   private cachedBytes = 0;
+  /** Per prefix index: its members and which had embeddings, as of a write generation. */
+  private readonly prefixes = new Map<string, { generation: string; candidates: string[]; embedded: string[] }>();
 
   constructor(
     private readonly redis: Redis,
@@ -42,8 +45,35 @@ export class VectorRanker {
     private readonly cacheBytes: number,
   ) {}
 
-  /** Scores every candidate that has embeddings (best text wins); the rest are left out. */
-  async rank(candidates: readonly string[], query: Float32Array): Promise<Ranked[]> {
+  /**
+   * Scores every member of the index at `indexKey` that has embeddings (best text wins); the
+   * rest are left out of `ranked` but listed in `candidates`, newest first.
+   */
+  async rank(indexKey: string, query: Float32Array): Promise<{ ranked: Ranked[]; candidates: string[] }> {
+    // Read before the index: a write after this read leaves a newer generation behind it.
+    const generation = (await this.redis.get(keys.storeVectorGeneration())) ?? '0';
+    const known = this.prefixes.get(indexKey);
+    let candidates: string[];
+    let embedded: string[];
+    if (known && known.generation === generation && known.embedded.every((item) => this.cache.has(item))) {
+      ({ candidates, embedded } = known);
+    } else {
+      candidates = await this.redis.zrevrange(indexKey, 0, -1);
+      embedded = await this.refresh(candidates);
+      this.prefixes.set(indexKey, { generation, candidates, embedded });
+    }
+    const ranked: Ranked[] = [];
+    for (const item of embedded) {
+      const entry = this.cache.get(item);
+      if (entry) ranked.push({ item, score: this.best(entry.vectors, query) });
+    }
+    // Beyond the cache's size, vectors read for this search are dropped now, not kept.
+    this.trim();
+    return { ranked: ranked.sort((a, b) => b.score - a.score), candidates };
+  }
+
+  /** Brings the cache up to date for `candidates`; answers those that have embeddings. */
+  private async refresh(candidates: readonly string[]): Promise<string[]> {
     const revs = await this.fetch(candidates, (batch) => this.redis.hmget(keys.storeVectorRevs(), ...batch));
     const stale: number[] = [];
     candidates.forEach((item, i) => {
@@ -61,15 +91,7 @@ export class VectorRanker {
         if (buffer && rev) this.remember(candidates[candidate] as string, rev, new Float32Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength)));
       });
     }
-    const ranked: Ranked[] = [];
-    for (const [i, item] of candidates.entries()) {
-      const entry = revs[i] ? this.cache.get(item) : undefined;
-      if (!entry) continue;
-      ranked.push({ item, score: this.best(entry.vectors, query) });
-    }
-    // Beyond the cache's size, vectors read for this search are dropped now, not kept.
-    this.trim();
-    return ranked.sort((a, b) => b.score - a.score);
+    return candidates.filter((item, i) => revs[i] && this.cache.has(item));
   }
 
   private best(vectors: Float32Array, query: Float32Array): number {

@@ -199,10 +199,13 @@ describe('semantic search', () => {
     // Filters and offsets apply to the ranked order.
     const filtered = (await b.store.searchItems([root], { query: 'cats', filter: { text: 'ships sail the sea' } })).items;
     expect(filtered.map((item) => item.key)).toEqual(['ships']);
-    // A rewrite re-embeds: the other replica's cache notices the new revision.
-    await b.store.putItem([root, 'facts'], 'ships', { text: 'cats sail the sea on ships' });
-    const after = (await a.store.searchItems([root, 'facts'], { query: 'cats sail', limit: 1 })).items;
-    expect(after[0]?.key).toBe('ships');
+    // A rewrite re-embeds, and a delete removes: replica a searched this prefix before, and its
+    // cache notices the store's new write generation.
+    expect((await a.store.searchItems([root], { query: 'cats purr', limit: 1 })).items[0]?.key).toBe('cats');
+    await b.store.putItem([root, 'facts'], 'cats', { text: 'dogs bark at night' });
+    expect((await a.store.searchItems([root], { query: 'dogs bark', limit: 1 })).items[0]?.key).toBe('cats');
+    await b.store.deleteItem([root, 'facts'], 'cats');
+    expect((await a.store.searchItems([root], { query: 'dogs bark', limit: 10 })).items.map((item) => item.key)).not.toContain('cats');
   });
 
   it('answers a query with 422 when no embedding model is configured', async () => {

@@ -6,7 +6,8 @@
   KEYS[3] expiries sorted set
   KEYS[4] vectors hash (item → float32 embeddings)
   KEYS[5] vector revisions hash (item → revision, for the rankers' caches)
-  KEYS[6..] the prefix indexes: `[]`, then each prefix of the namespace, itself last
+  KEYS[6] the store's write generation (raised, so rankers' caches know to look again)
+  KEYS[7..] the prefix indexes: `[]`, then each prefix of the namespace, itself last
   ARGV[1] the item id (JSON of namespace and key)
   ARGV[2] the namespace (JSON)
   ARGV[3] the key
@@ -42,7 +43,8 @@ else
   redis.call('HSET', KEYS[4], item, ARGV[9])
   redis.call('HSET', KEYS[5], item, ARGV[10])
 end
-for i = 6, #KEYS do
+for i = 7, #KEYS do
   redis.call('ZADD', KEYS[i], ARGV[6], item)
 end
+redis.call('INCR', KEYS[6])
 return fresh
