@@ -67,7 +67,8 @@ export function emptyMemory(): MemoryDocument {
 
 export const newFactId = (): string => `fact_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
-const sameContent = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
+/** Facts are the same when their text is, case and surrounding spaces aside. */
+export const sameContent = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 export const hasFactLike = (memory: MemoryDocument, content: string): boolean => memory.facts.some((f) => sameContent(f.content, content));
 
 /**
@@ -87,4 +88,9 @@ export function keepMostConfident(facts: readonly MemoryFact[], maxFacts: number
 export function isEmptyMemory(memory: MemoryDocument): boolean {
   const sections = [...Object.values(memory.user), ...Object.values(memory.history)];
   return memory.facts.length === 0 && sections.every((s) => s.summary.trim() === '');
+}
+
+/** The memory with `facts` added (after those it has) and cut to `maxFacts`, stamped `now`. */
+export function withFacts(memory: MemoryDocument, facts: readonly MemoryFact[], maxFacts: number, now: string): MemoryDocument {
+  return { ...memory, lastUpdated: now, facts: keepMostConfident([...memory.facts, ...facts], maxFacts) };
 }

@@ -5,6 +5,7 @@ import { RedisCheckpointSaver } from './checkpointer.js';
 import { createCronStore, type CronStore } from './crons.js';
 import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
 import { createMemoryStore, type MemoryStore } from './memory-store.js';
+import { createMemoryTurnStore, type MemoryTurnStore } from './memory-turns.js';
 import { createRunStreams, type RunStreams } from './run-stream.js';
 import { createRunStore, type RunStore } from './runs.js';
 import { createRunUsageStore, type RunUsageStore } from './run-usage.js';
@@ -24,6 +25,8 @@ export interface Stores {
   items: ItemStore;
   /** Each user's memory document, kept among `items`. */
   memory: MemoryStore;
+  /** Turns waiting for each user's next memory update, and who is to run it. */
+  memoryTurns: MemoryTurnStore;
   crons: CronStore;
 }
 
@@ -43,6 +46,7 @@ export function createStores(redis: Redis, store: StoreSettings = PLAIN_STORE): 
     assistants: createAssistantStore(redis, scripts),
     items,
     memory: createMemoryStore(items),
+    memoryTurns: createMemoryTurnStore(redis, scripts),
     crons: createCronStore(redis, scripts),
   };
 }
