@@ -6,6 +6,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { ModelConfig } from '../src/config/app-config.schemas.js';
 import type { TaskDispatcher } from '../src/queue/task-queue.js';
+import type { MemoryDocument } from '../src/memory/memory-document.js';
 import type { CustomAgentStore } from '../src/store/custom-agents.js';
 import type { RunOptions } from './lead-agent/run-options.js';
 import type { SubagentKind } from './lead-agent/subagents.js';
@@ -43,6 +44,8 @@ export interface GraphServices {
   toolbox: Toolbox;
   /** Custom agents, read when a run names one (`agent_name`). */
   customAgents?: Pick<CustomAgentStore, 'get'>;
+  /** The user's memory, for the lead agent's prompt; left out, the prompt has none. */
+  memory?: { read(): Promise<MemoryDocument> };
   /** Runs sub-agent tasks as queued jobs on any worker; left out, they run in this process. */
   tasks?: TaskDispatcher;
 }

@@ -15,6 +15,7 @@ import type { GatewaySettings } from './gateway/gateway-deps.js';
 import { createArtifactsService } from './gateway/artifacts.service.js';
 import { gatewayRoutes, type GatewayServices } from './gateway/gateway.plugin.js';
 import { createMcpService } from './gateway/mcp.service.js';
+import { createMemoryService } from './gateway/memory.service.js';
 import { createModelsService } from './gateway/models.service.js';
 import { createAgentsService } from './gateway/agents.service.js';
 import { createSkillsService } from './gateway/skills.service.js';
@@ -43,6 +44,7 @@ import { createStoreService } from './runtime/store.service.js';
 import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
+import { DEFAULT_MEMORY_USER } from './store/memory-store.js';
 import { createStores } from './store/stores.js';
 import { RedisStore } from './store/langgraph-store.js';
 import { storeSettingsFor } from './store/store-embeddings.js';
@@ -161,6 +163,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks }, log),
+    memory: createMemoryService({ memory: stores.memory, config: config.memory, userId: env.memoryUser ?? DEFAULT_MEMORY_USER }),
   };
   const state = createStateService({ stores, graphs });
   const admissionDeps: RunAdmissionDeps = {

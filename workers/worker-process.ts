@@ -2,6 +2,8 @@
 // workers/main.ts runs it; the tests build it the same way.
 import type { DestinationStream, Logger } from 'pino';
 import { createSubagentRunnerFor } from '../graphs/lead-agent/lead-agent.js';
+import { askForRevision } from '../graphs/lead-agent/memory-update.js';
+import { pickModel } from '../graphs/lead-agent/run-options.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import type { EnvConfig } from '../src/config/env.js';
 import type { LoadedConfig } from '../src/config/load-config.js';
@@ -15,7 +17,10 @@ import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { createRunAdmission, SELF_STARTED_RECURSION_LIMIT } from '../src/admission/admit-run.js';
 import { runCronTick } from '../src/admission/cron-tick.js';
 import { publishCancel } from '../src/queue/control.js';
+import { createMemoryUpdateQueue } from '../src/queue/memory-queue.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
+import { turnFromValues } from '../src/memory/memory-turn.js';
+import { DEFAULT_MEMORY_USER } from '../src/store/memory-store.js';
 import { createWebhookDispatcher } from '../src/queue/webhook-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
@@ -27,6 +32,7 @@ import { withSuggestions } from './agent/suggestions-task.js';
 import { startMetricsServer } from './metrics-server.js';
 import { observeRun } from './run-executor/run-observer.js';
 import { startRunWorker, type RunWorker } from './run-worker.js';
+import { startMemoryWorker } from './memory-worker.js';
 import { startStoreSweeper } from './store-sweeper.js';
 import { startTaskWorker } from './task-worker.js';
 import { startWebhookWorker } from './webhook-worker.js';
@@ -78,6 +84,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   });
   const mcpSubscriber = redis.subscriber('mcp');
   await watchMcpConfig(mcpSubscriber, mcp, log);
+  const memoryUser = env.memoryUser ?? DEFAULT_MEMORY_USER;
   const tasks = createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command, log);
   const services = createGraphServices(config, {
     home: env.home,
@@ -86,6 +93,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     mcpTools: () => mcp.tools(),
     tasks,
     customAgents: stores.customAgents,
+    memory: { read: () => stores.memory.read(memoryUser) },
     log,
     ...(bwrapPath !== undefined ? { bwrapPath } : {}),
   });
@@ -117,6 +125,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     log,
   });
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
+  const memory = config.memory.enabled ? await startMemoryUpdates() : null;
   const { checkpointer } = stores;
   const storeSweeper = startStoreSweeper(redis.command, stores.items, config.store.ttl.sweep_interval_minutes * 60_000, env.instanceId, log);
   const lockMs = lockDurationMs ?? config.runtime.lock_seconds * 1000;
@@ -137,6 +146,24 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     stalledIntervalMs: stalledMs,
     log,
   });
+
+  /** The memory update queue and its worker: turns go in, and the model revises the memory. */
+  async function startMemoryUpdates() {
+    const settings = config.memory;
+    const queue = createMemoryUpdateQueue(redis.bullmqOptions, env.queueName, stores.memoryTurns, settings.debounce_seconds * 1000, log);
+    const worker = await startMemoryWorker({
+      runQueueName: env.queueName,
+      connection: redis.bullmqOptions,
+      memory: stores.memory,
+      turns: stores.memoryTurns,
+      queue,
+      settings,
+      askModel: async (current, turns, signal) =>
+        askForRevision(await services.chatModel(pickModel(config.models, settings.model_name), { thinkingEnabled: false }), current, turns, signal),
+      log,
+    });
+    return { queue, worker };
+  }
 
   const worker = await startRunWorker({
     queueName: env.queueName,
@@ -165,6 +192,14 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       countFinished: (status) => countFinishedRun(redis.command, status),
       metrics,
       webhooks,
+      ...(memory
+        ? {
+            rememberTurn: async (threadId: string, values: Record<string, unknown>) => {
+              const turn = turnFromValues(threadId, values, new Date());
+              if (turn) await memory.queue.turnEnded(memoryUser, turn);
+            },
+          }
+        : {}),
     },
   });
   log.info({ pid: process.pid, queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
@@ -185,6 +220,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         await taskWorker.close(force);
         await cronWorker.close(force);
         await webhookWorker.close(force);
+        await memory?.worker.close(force);
+        await memory?.queue.close(force);
         await webhooks.close(force);
         await tasks.close(force);
         await mcp.close();

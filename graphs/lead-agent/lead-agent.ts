@@ -12,6 +12,7 @@ import { createThreadFiles, USER_DATA_AREAS, virtualPath } from '../../src/store
 import type { GraphServices } from '../graph-services.js';
 import type { GraphContext } from '../registry.js';
 import { hasToolCalls, modelStep, toolsStep } from './agent-loop.js';
+import { memoryPromptSection } from './memory-prompt.js';
 import { leadAgentPrompt } from './prompts.js';
 import { pickModel, runOptions } from './run-options.js';
 import { LeadAgentState, type LeadAgentStateType } from './state.js';
@@ -105,13 +106,15 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
     const agent = await customAgentFor(svc, config);
     const modelName = runOptions(config).modelName ?? agent?.model ?? undefined;
     const [{ model }, run] = await Promise.all([modelFor(appConfig, svc, config, modelName), runTools(config, agent)]);
-    const [uploads, allSkills] = await Promise.all([
+    const [uploads, allSkills, memory] = await Promise.all([
       listUploadsForPrompt(createThreadFiles(svc.home), run.options.threadId),
       listSkillsForPrompt(svc.skillsDir, svc.extensionsConfigPath, appConfig.skills.container_path),
+      memoryForPrompt(svc),
     ]);
     const skills = agent?.skills ? allSkills.filter((s) => agent.skills?.includes(s.name)) : allSkills;
     const prompt = leadAgentPrompt({
       ...(agent?.soul ? { soul: agent.soul } : {}),
+      ...(memory ? { memory } : {}),
       skills,
       uploads,
       planMode: run.options.planMode,
@@ -120,6 +123,13 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
       now: new Date(),
     });
     return { messages: [await modelStep(model, prompt, state.messages, run.tools, config)] };
+  };
+
+  /** Read at every model call: an update that landed mid-run shows in the next call. */
+  const memoryForPrompt = async (svc: GraphServices): Promise<string> => {
+    const { enabled, injection_enabled: injectionEnabled, max_injection_tokens: maxTokens } = appConfig.memory;
+    if (!enabled || !injectionEnabled || !svc.memory) return '';
+    return memoryPromptSection(await svc.memory.read(), maxTokens);
   };
 
   const runToolCalls = async (state: LeadAgentStateType, config: RunnableConfig) =>

@@ -23,6 +23,8 @@ export interface PromptContext {
   now: Date;
   /** A custom agent's persona. */
   soul?: string;
+  /** What is remembered about the user (memory-prompt.ts), already cut to its budget. */
+  memory?: string;
 }
 
 const BASE = `You are Warren, a capable agent working inside a conversation thread with its own files.
@@ -38,6 +40,7 @@ export function leadAgentPrompt(ctx: PromptContext): string {
   const parts = [BASE, `Current date: ${ctx.now.toISOString().slice(0, 10)}.`];
   // A custom agent's persona comes first after the base rules, which it may not override.
   if (ctx.soul) parts.push(`## Persona\n${ctx.soul}`);
+  if (ctx.memory) parts.push(ctx.memory);
   if (ctx.uploads.length > 0) {
     const lines = ctx.uploads.map((u) =>
       u.markdownPath ? `- ${u.path} (${u.size} bytes); its text as Markdown: ${u.markdownPath}` : `- ${u.path} (${u.size} bytes)`,

@@ -62,6 +62,27 @@ export const SummarizationConfigSchema = Type.Object({
   keep_messages: Type.Integer({ minimum: 0, default: 20 }),
 });
 
+/** DeerFlow's memory settings, under its names: what the user is remembered by, and its updates. */
+export const MemoryConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: true }),
+    /** Turns within this many seconds of the first make one update (one model call per user). */
+    debounce_seconds: Type.Integer({ minimum: 1, maximum: 300, default: 30 }),
+    /** The model that revises the memory; null or absent: the first configured model. */
+    model_name: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Null()])),
+    /** Facts kept; past it the least confident go first. */
+    max_facts: Type.Integer({ minimum: 10, maximum: 500, default: 100 }),
+    /** A fact the model proposes is kept only this sure (facts added through the API always are). */
+    fact_confidence_threshold: Type.Number({ minimum: 0, maximum: 1, default: 0.7 }),
+    /** Whether the lead agent's system prompt includes the memory. */
+    injection_enabled: Type.Boolean({ default: true }),
+    /** Budget for that, in tokens estimated as characters / 4. */
+    max_injection_tokens: Type.Integer({ minimum: 100, maximum: 8000, default: 2000 }),
+  },
+  { additionalProperties: false },
+);
+export type MemoryConfig = Static<typeof MemoryConfigSchema>;
+
 export const SubagentsConfigSchema = Type.Object({
   enabled: Type.Boolean({ default: true }),
   max_concurrent: Type.Integer({ minimum: 1, default: 3 }),
@@ -252,6 +273,7 @@ export const AppConfigSchema = Type.Object(
     skills: withDefault(SkillsConfigSchema),
     title: withDefault(TitleConfigSchema),
     summarization: withDefault(SummarizationConfigSchema),
+    memory: withDefault(MemoryConfigSchema),
     subagents: withDefault(SubagentsConfigSchema),
     web: withDefault(WebConfigSchema),
     webhooks: withDefault(WebhooksConfigSchema),

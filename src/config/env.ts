@@ -41,6 +41,11 @@ export const EnvConfigSchema = Type.Object({
   apiKeys: Type.Optional(Type.Array(ApiKeySchema)),
   /** WARREN_WORKER_METRICS_PORT: a worker's metrics port, over config.yaml's `metrics.worker_port`. */
   workerMetricsPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
+  /**
+   * WARREN_MEMORY_USER: whose memory (`/api/memory`) this deployment keeps, until authentication
+   * has users; absent, DeerFlow's `default`. Deployments sharing one Redis may each name their own.
+   */
+  memoryUser: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -62,6 +67,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       .map((key) => key.trim())
       .filter((key) => key !== ''),
     ...(env.WARREN_WORKER_METRICS_PORT ? { workerMetricsPort: Number(env.WARREN_WORKER_METRICS_PORT) } : {}),
+    ...(env.WARREN_MEMORY_USER ? { memoryUser: env.WARREN_MEMORY_USER } : {}),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -77,6 +83,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       instanceId: 'WARREN_INSTANCE_ID',
       apiKeys: 'WARREN_API_KEYS',
       workerMetricsPort: 'WARREN_WORKER_METRICS_PORT',
+      memoryUser: 'WARREN_MEMORY_USER',
     };
     // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {

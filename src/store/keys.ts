@@ -102,6 +102,13 @@ export const keys = {
   /** Hash: agent name → the agent's JSON record (gateway/agents). One key, so one slot. */
   customAgents: () => `${KEY_PREFIX}:custom-agents`,
 
+  // ── memory (the document itself is a store item: store/memory-store.ts) ────────────────
+  // A user's keys share the tag `{memory:<user>}`, so one MULTI touches them on one slot.
+  /** List: finished turns (JSON) waiting for the user's next memory update, oldest first. */
+  memoryTurns: (userId: string) => `${KEY_PREFIX}:{memory:${userId}}:turns`,
+  /** String: the token of the memory update that is due or running for the user; none, none is. */
+  memoryUpdateDue: (userId: string) => `${KEY_PREFIX}:{memory:${userId}}:update-due`,
+
   // ── locks on shared files (store/file-locks.ts) ─────────────────────────────────────────
   /** String: the last fencing token handed out (INCR), so no two lock holders share one. */
   lockFence: () => `${KEY_PREFIX}:locks:fence`,

@@ -66,6 +66,11 @@ export interface ListNamespacesOptions {
 export interface ItemStore {
   readonly settings: StoreSettings;
   put(namespace: string[], key: string, value: Record<string, unknown>, options?: PutOptions): Promise<void>;
+  /**
+   * Compare-and-set: writes only if the item still holds `expected` (the value a `get` returned),
+   * or, with `expected` null, if there is none. False when it changed meanwhile (nothing written).
+   */
+  putIfUnchanged(namespace: string[], key: string, value: Record<string, unknown>, expected: Record<string, unknown> | null, options?: PutOptions): Promise<boolean>;
   get(namespace: string[], key: string, options?: { refreshTtl?: boolean | null }): Promise<StoreItem | null>;
   delete(namespace: string[], key: string): Promise<void>;
   search(prefix: string[], options?: SearchOptions): Promise<StoreItem[]>;
@@ -178,6 +183,26 @@ export function createItemStore(redis: Redis, scripts: Record<string, ScriptCall
     for (let start = 0; start < ids.length; start += PAGE) yield ids.slice(start, start + PAGE);
   }
 
+  /** The put script; `condition` is its compare-and-set argument ('' for none). Returns its reply. */
+  async function write(namespace: string[], key: string, value: Record<string, unknown>, options: PutOptions, condition: string): Promise<unknown> {
+    const now = Date.now();
+    const ttl = options.ttlMinutes === undefined ? settings.defaultTtlMinutes : options.ttlMinutes;
+    const vectors = await embeddingsOf(value, options.index);
+    return putItem(itemKeys(namespace, key), [
+      itemId(namespace, key),
+      JSON.stringify(namespace),
+      key,
+      JSON.stringify(value),
+      new Date(now).toISOString(),
+      now,
+      ttl === null ? '' : Math.floor(now + ttl * 60_000),
+      ttl === null ? '' : ttl,
+      vectors ?? '',
+      randomUUID(),
+      condition,
+    ]);
+  }
+
   async function removeItem(namespace: readonly string[], key: string, expiredBy: number | null): Promise<boolean> {
     const reply = await deleteItem(itemKeys(namespace, key), [itemId(namespace, key), JSON.stringify(namespace), expiredBy === null ? '' : expiredBy]);
     return reply === 1;
@@ -187,21 +212,13 @@ export function createItemStore(redis: Redis, scripts: Record<string, ScriptCall
     settings,
 
     async put(namespace, key, value, options = {}) {
-      const now = Date.now();
-      const ttl = options.ttlMinutes === undefined ? settings.defaultTtlMinutes : options.ttlMinutes;
-      const vectors = await embeddingsOf(value, options.index);
-      await putItem(itemKeys(namespace, key), [
-        itemId(namespace, key),
-        JSON.stringify(namespace),
-        key,
-        JSON.stringify(value),
-        new Date(now).toISOString(),
-        now,
-        ttl === null ? '' : Math.floor(now + ttl * 60_000),
-        ttl === null ? '' : ttl,
-        vectors ?? '',
-        randomUUID(),
-      ]);
+      await write(namespace, key, value, options, '');
+    },
+
+    async putIfUnchanged(namespace, key, value, expected, options = {}) {
+      // The stored value is the JSON.stringify of what was put, and a read parses it: stringifying
+      // the value read gives those same characters back, so comparing text compares the values.
+      return (await write(namespace, key, value, options, expected === null ? '-' : `=${JSON.stringify(expected)}`)) !== -1;
     },
 
     async get(namespace, key, options = {}) {

@@ -4,6 +4,8 @@ import { createAssistantStore, type AssistantStore } from './assistants.js';
 import { RedisCheckpointSaver } from './checkpointer.js';
 import { createCronStore, type CronStore } from './crons.js';
 import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
+import { createMemoryStore, type MemoryStore } from './memory-store.js';
+import { createMemoryTurnStore, type MemoryTurnStore } from './memory-turns.js';
 import { createRunStreams, type RunStreams } from './run-stream.js';
 import { createRunStore, type RunStore } from './runs.js';
 import { createRunUsageStore, type RunUsageStore } from './run-usage.js';
@@ -21,6 +23,10 @@ export interface Stores {
   assistants: AssistantStore;
   /** The long-term store (LangGraph's BaseStore, `/store/items`). */
   items: ItemStore;
+  /** Each user's memory document, kept among `items`. */
+  memory: MemoryStore;
+  /** Turns waiting for each user's next memory update, and who is to run it. */
+  memoryTurns: MemoryTurnStore;
   crons: CronStore;
 }
 
@@ -29,6 +35,7 @@ export const PLAIN_STORE: StoreSettings = { defaultTtlMinutes: null, refreshOnRe
 
 export function createStores(redis: Redis, store: StoreSettings = PLAIN_STORE): Stores {
   const scripts = loadScripts(redis);
+  const items = createItemStore(redis, scripts, store);
   return {
     threads: createThreadStore(redis, scripts),
     runs: createRunStore(redis, scripts),
@@ -37,7 +44,9 @@ export function createStores(redis: Redis, store: StoreSettings = PLAIN_STORE): 
     checkpointer: new RedisCheckpointSaver(redis),
     customAgents: createCustomAgentStore(redis, scripts),
     assistants: createAssistantStore(redis, scripts),
-    items: createItemStore(redis, scripts, store),
+    items,
+    memory: createMemoryStore(items),
+    memoryTurns: createMemoryTurnStore(redis, scripts),
     crons: createCronStore(redis, scripts),
   };
 }

@@ -39,6 +39,8 @@ export interface GatewayAppOptions {
   fileLocks?: Partial<FileLockSettings>;
   /** Receives the API's log lines, at debug level. */
   logStream?: DestinationStream;
+  /** Another replica's memory user, to share its memory (each app has its own otherwise). */
+  memoryUser?: string;
 }
 
 export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<GatewayApp> {
@@ -48,7 +50,12 @@ export async function startGatewayApp(options: GatewayAppOptions = {}): Promise<
   if (options.withPublicSkills) cpSync(path.join(PROJECT_SKILLS_DIR, 'public'), path.join(skillsDir, 'public'), { recursive: true });
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify({ ...options.config, skills: { path: './skills' } }));
-  const env = testEnv(home, { workerConcurrency: 1, instanceId: 'test-gateway', ...(options.logStream ? { logLevel: 'debug' } : {}) });
+  const env = testEnv(home, {
+    workerConcurrency: 1,
+    instanceId: 'test-gateway',
+    ...(options.logStream ? { logLevel: 'debug' } : {}),
+    ...(options.memoryUser ? { memoryUser: options.memoryUser } : {}),
+  });
   const api = await createApiServer({
     env,
     loaded: loadAppConfig({ WARREN_CONFIG: configFile }),

@@ -42,6 +42,7 @@ export async function startAgentStack(options: AgentStackOptions = {}): Promise<
     reset() {
       script.lead.length = 0;
       script.sub.length = 0;
+      script.memory.length = 0;
       llm.requests.length = 0;
     },
     run: (threadId, content, configurable = {}, streamMode = ['values', 'custom']) =>

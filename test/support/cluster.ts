@@ -115,6 +115,7 @@ function deploymentEnv(redisUrl: string, home: string, configFile: string, extra
     WARREN_HOME: home,
     WARREN_CONFIG: configFile,
     WARREN_QUEUE: `cluster-${randomUUID().slice(0, 8)}`,
+    WARREN_MEMORY_USER: `cluster-${randomUUID().slice(0, 8)}`,
     LOG_LEVEL: process.env.WARREN_TEST_LOG_LEVEL ?? 'warn',
     HOST: '127.0.0.1',
     // A test runner killed outright takes its API processes with it.

@@ -66,6 +66,8 @@ export function testEnv(home: string, overrides: Partial<EnvConfig> = {}): EnvCo
     extensionsConfigPath: path.join(home, 'extensions_config.json'),
     logLevel: (process.env.WARREN_TEST_LOG_LEVEL ?? 'silent') as EnvConfig['logLevel'],
     queueName: `test-${randomUUID().slice(0, 8)}`,
+    // Its own memory too: test files share Redis, and a stack must not see another's facts.
+    memoryUser: `test-${randomUUID().slice(0, 8)}`,
     workerConcurrency: 4,
     instanceId: 'test-api',
     ...overrides,

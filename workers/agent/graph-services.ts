@@ -12,10 +12,11 @@ export interface WorkerGraphServicesOptions extends ToolboxDeps {
   extensionsConfigPath: string;
   tasks?: TaskDispatcher;
   customAgents?: Pick<CustomAgentStore, 'get'>;
+  memory?: GraphServices['memory'];
 }
 
 export function createGraphServices(appConfig: AppConfig, options: WorkerGraphServicesOptions): GraphServices {
-  const { extensionsConfigPath, tasks, customAgents, ...toolboxDeps } = options;
+  const { extensionsConfigPath, tasks, customAgents, memory, ...toolboxDeps } = options;
   return {
     home: options.home,
     skillsDir: options.skillsDir,
@@ -24,5 +25,6 @@ export function createGraphServices(appConfig: AppConfig, options: WorkerGraphSe
     toolbox: createToolbox(appConfig, toolboxDeps),
     ...(tasks ? { tasks } : {}),
     ...(customAgents ? { customAgents } : {}),
+    ...(memory ? { memory } : {}),
   };
 }

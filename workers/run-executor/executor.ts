@@ -7,7 +7,7 @@ import { context } from '@opentelemetry/api';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { Logger } from 'pino';
 import { isFenceRefusal, isLineageRefusal, RunError } from '../../src/errors.js';
-import type { GraphRegistry } from '../../graphs/registry.js';
+import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import { toWire, toWireJson } from '../../graphs/serialize.js';
 import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
@@ -56,6 +56,8 @@ export interface ExecutorDeps {
   usage?: Pick<RunUsageStore, 'add'>;
   /** Queues the delivery of a run's `webhook` once it has settled. */
   webhooks?: Pick<WebhookDispatcher, 'enqueue'>;
+  /** Notes a finished turn of the lead agent for the user's next memory update. */
+  rememberTurn?: (threadId: string, values: Record<string, unknown>) => Promise<void>;
   log: Logger;
 }
 
@@ -277,6 +279,10 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
   await observer?.flush();
   await settle(deps, fence, settlement, { values, interrupts }, run, kwargs);
   tally.status = settlement.status === 'deleted' ? 'rolled_back' : settlement.status;
+  if (settlement.status === 'success' && values && graphIdOf(run) === DEFAULT_GRAPH_ID && deps.rememberTurn) {
+    // After the settle: a turn is remembered once it is the thread's. Losing it costs one update's input, never the run.
+    await deps.rememberTurn(threadId, values).catch((err: unknown) => log.warn({ err }, 'could not note the turn for memory'));
+  }
   log.info({ run_attempt: attempt, run_exec_ms: Date.now() - started, status: settlement.status }, 'run finished');
   return 'settled';
 }

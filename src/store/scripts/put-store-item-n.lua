@@ -18,9 +18,22 @@
   ARGV[8] its TTL in minutes, or ""
   ARGV[9] its embeddings, or "" for none
   ARGV[10] a fresh revision for those embeddings
-  Returns 1 when the item is new, 0 when it replaced one.
+  ARGV[11] optional, a compare-and-set condition: "-" the item must be absent (or expired),
+           "=" followed by a value (JSON) the item must still hold; missing or "" writes anyway
+  Returns 1 when the item is new, 0 when it replaced one, -1 when the condition did not hold
+  (nothing written).
 ]]
 local item = ARGV[1]
+local condition = ARGV[11] or ''
+if condition ~= '' then
+  local current = redis.call('HMGET', KEYS[1], 'value', 'expires_at')
+  local present = current[1] and not (current[2] and current[2] ~= '' and tonumber(current[2]) <= tonumber(ARGV[6]))
+  if condition == '-' then
+    if present then return -1 end
+  elseif not present or ('=' .. current[1]) ~= condition then
+    return -1
+  end
+end
 local created = redis.call('HGET', KEYS[1], 'created_at')
 local fresh = 0
 if not created then
