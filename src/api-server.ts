@@ -22,11 +22,12 @@ import { createSuggestionsService } from './gateway/suggestions.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
+import { createChannelsService } from './gateway/channels.service.js';
 import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
-import { publishCancel, publishConfigChanged } from './queue/control.js';
+import { publishCancel, publishChannelRestart, publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { createTaskDispatcher, type TaskDispatcher } from './queue/task-queue.js';
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
@@ -161,6 +162,11 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks }, log),
+    channels: createChannelsService({
+      config: config.channels,
+      channels: stores.channels,
+      requestRestart: (name) => publishChannelRestart(redis.command, { channel: name }),
+    }),
   };
   const state = createStateService({ stores, graphs });
   const admissionDeps: RunAdmissionDeps = {

@@ -1,10 +1,12 @@
 // The gateway route group, mounted at /api: models, MCP configuration, skills, uploads, thread
-// cleanup, artifacts, custom agents and follow-up suggestions. Multipart parsing is registered here, so only the gateway accepts it.
+// cleanup, artifacts, custom agents, follow-up suggestions and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { agentRoutes } from './agents.routes.js';
 import type { AgentsService } from './agents.service.js';
 import { artifactRoutes } from './artifacts.routes.js';
+import { channelRoutes } from './channels.routes.js';
+import type { ChannelsService } from './channels.service.js';
 import type { ArtifactsService } from './artifacts.service.js';
 import type { UploadLimits } from './gateway-deps.js';
 import type { McpService } from './mcp.service.js';
@@ -33,6 +35,7 @@ export interface GatewayServices {
   artifacts: ArtifactsService;
   agents: AgentsService;
   suggestions: SuggestionsService;
+  channels: ChannelsService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -53,4 +56,5 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
   await app.register(agentRoutes, { agents: deps.agents });
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });
+  await app.register(channelRoutes, { channels: deps.channels });
 }

@@ -1,6 +1,7 @@
 // The storage ops, composed: what `main.ts` of each process builds and hands down.
 import type { Redis } from 'ioredis';
 import { createAssistantStore, type AssistantStore } from './assistants.js';
+import { createChannelStore, type ChannelStore } from './channels.js';
 import { RedisCheckpointSaver } from './checkpointer.js';
 import { createCronStore, type CronStore } from './crons.js';
 import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
@@ -22,6 +23,7 @@ export interface Stores {
   /** The long-term store (LangGraph's BaseStore, `/store/items`). */
   items: ItemStore;
   crons: CronStore;
+  channels: ChannelStore;
 }
 
 /** No semantic index and no expiry: what config.yaml's `store` defaults to. */
@@ -39,5 +41,6 @@ export function createStores(redis: Redis, store: StoreSettings = PLAIN_STORE): 
     assistants: createAssistantStore(redis, scripts),
     items: createItemStore(redis, scripts, store),
     crons: createCronStore(redis, scripts),
+    channels: createChannelStore(redis, scripts),
   };
 }
