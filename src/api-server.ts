@@ -23,6 +23,7 @@ import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
 import { createChannelsService } from './gateway/channels.service.js';
+import { conversionLimits } from './uploads/conversion-limits.js';
 import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
@@ -75,18 +76,6 @@ export interface ApiServerOptions {
 }
 
 const MIB = 1024 * 1024;
-
-/** The OCR budget comes on top of the conversion's own time limit. */
-function conversionLimits(uploads: AppConfig['uploads']): GatewaySettings['conversion'] {
-  const { ocr } = uploads;
-  return {
-    timeoutMs: (uploads.conversion_timeout_seconds + (ocr.enabled ? ocr.timeout_seconds : 0)) * 1000,
-    maxOldGenerationSizeMb: uploads.conversion_memory_mb,
-    ocr: ocr.enabled
-      ? { ...(ocr.tesseract ? { tesseract: ocr.tesseract } : {}), languages: ocr.languages, timeoutMs: ocr.timeout_seconds * 1000, maxPages: ocr.max_pages, memoryMb: ocr.memory_mb }
-      : false,
-  };
-}
 
 function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
   return {

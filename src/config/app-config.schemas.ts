@@ -158,6 +158,7 @@ export const UploadsConfigSchema = Type.Object({
   conversion_memory_mb: Type.Integer({ minimum: 64, default: 512 }),
   ocr: withDefault(OcrConfigSchema),
 });
+export type UploadsConfig = Static<typeof UploadsConfigSchema>;
 
 export const RuntimeConfigSchema = Type.Object({
   /** Steps a run may take when the client sends no `config.recursion_limit`. */
