@@ -138,6 +138,10 @@ export function createTelegramAnswers(deps: TelegramAnswersDeps): AnswerSink {
         }
         for (const piece of rest) await send(owed, piece);
         for (const artifact of answer.artifacts) await sendArtifact(owed, artifact);
+      } catch (err) {
+        // Refused for good (the user blocked the bot, the chat is gone): owing it longer helps nobody.
+        if (signal.aborted || !(err instanceof TelegramError) || err.transient) throw err;
+        log.warn({ err, run_id: owed.run_id, chat_id: owed.chat_id }, 'telegram: an answer was refused; dropped');
       } finally {
         streams.delete(owed.run_id);
       }
