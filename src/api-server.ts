@@ -23,11 +23,13 @@ import { createSuggestionsService } from './gateway/suggestions.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
+import { createChannelsService } from './gateway/channels.service.js';
+import { conversionLimits } from './uploads/conversion-limits.js';
 import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
-import { publishCancel, publishConfigChanged } from './queue/control.js';
+import { publishCancel, publishChannelRestart, publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { createTaskDispatcher, type TaskDispatcher } from './queue/task-queue.js';
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
@@ -76,18 +78,6 @@ export interface ApiServerOptions {
 }
 
 const MIB = 1024 * 1024;
-
-/** The OCR budget comes on top of the conversion's own time limit. */
-function conversionLimits(uploads: AppConfig['uploads']): GatewaySettings['conversion'] {
-  const { ocr } = uploads;
-  return {
-    timeoutMs: (uploads.conversion_timeout_seconds + (ocr.enabled ? ocr.timeout_seconds : 0)) * 1000,
-    maxOldGenerationSizeMb: uploads.conversion_memory_mb,
-    ocr: ocr.enabled
-      ? { ...(ocr.tesseract ? { tesseract: ocr.tesseract } : {}), languages: ocr.languages, timeoutMs: ocr.timeout_seconds * 1000, maxPages: ocr.max_pages, memoryMb: ocr.memory_mb }
-      : false,
-  };
-}
 
 function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
   return {
@@ -164,6 +154,11 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks }, log),
     memory: createMemoryService({ memory: stores.memory, config: config.memory, userId: env.memoryUser ?? DEFAULT_MEMORY_USER }),
+    channels: createChannelsService({
+      config: config.channels,
+      channels: stores.channels,
+      requestRestart: (name) => publishChannelRestart(redis.command, { channel: name }),
+    }),
   };
   const state = createStateService({ stores, graphs });
   const admissionDeps: RunAdmissionDeps = {

@@ -14,6 +14,7 @@ const SECRET_KEYS = [
   'apiKeys',
   'search_api_key',
   'password',
+  'bot_token',
   'client_secret',
   'refresh_token',
   'access_token',

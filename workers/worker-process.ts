@@ -16,7 +16,7 @@ import { countFinishedRun } from '../src/metrics/warren-metrics.js';
 import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { createRunAdmission, SELF_STARTED_RECURSION_LIMIT } from '../src/admission/admit-run.js';
 import { runCronTick } from '../src/admission/cron-tick.js';
-import { publishCancel } from '../src/queue/control.js';
+import { publishCancel, type CancelMessage } from '../src/queue/control.js';
 import { createMemoryUpdateQueue } from '../src/queue/memory-queue.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
 import { turnFromValues } from '../src/memory/memory-turn.js';
@@ -37,6 +37,7 @@ import { startStoreSweeper } from './store-sweeper.js';
 import { startTaskWorker } from './task-worker.js';
 import { startWebhookWorker } from './webhook-worker.js';
 import { startCronWorker } from './cron-worker.js';
+import { startChannels } from './channels/channels.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
 import { createMcpToolset } from './tools/mcp-tools.js';
 import { watchMcpConfig } from './tools/mcp-reload.js';
@@ -130,12 +131,13 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   const storeSweeper = startStoreSweeper(redis.command, stores.items, config.store.ttl.sweep_interval_minutes * 60_000, env.instanceId, log);
   const lockMs = lockDurationMs ?? config.runtime.lock_seconds * 1000;
   const stalledMs = stalledIntervalMs ?? config.runtime.stalled_check_seconds * 1000;
+  const cancelSignals = { publish: (message: CancelMessage) => publishCancel(redis.command, message) };
   const admission = createRunAdmission({
     stores,
     graphs,
     dispatcher,
     agents: stores.customAgents,
-    cancelSignals: { publish: (message) => publishCancel(redis.command, message) },
+    cancelSignals,
     webhooksAllowPrivate: config.webhooks.allow_private_networks,
   });
   const cronWorker = await startCronWorker({
@@ -202,6 +204,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         : {}),
     },
   });
+  // After the run worker: a message a channel turns into a run has a worker to take it.
+  const channels = await startChannels({ config, home: env.home, stores, admission, cancelSignals, redis, holder: env.instanceId, log });
   log.info({ pid: process.pid, queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
 
   let closing: Promise<void> | undefined;
@@ -216,6 +220,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         const force = redis.command.status !== 'ready';
         if (force) log.warn('redis unreachable at shutdown: runs in progress are left to lapse and be taken over');
         storeSweeper.stop();
+        // First: the channel's lease is given back at once, so another worker takes over without waiting it out.
+        await channels?.close();
         await worker.close(force);
         await taskWorker.close(force);
         await cronWorker.close(force);

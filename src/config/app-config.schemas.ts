@@ -179,6 +179,7 @@ export const UploadsConfigSchema = Type.Object({
   conversion_memory_mb: Type.Integer({ minimum: 64, default: 512 }),
   ocr: withDefault(OcrConfigSchema),
 });
+export type UploadsConfig = Static<typeof UploadsConfigSchema>;
 
 export const RuntimeConfigSchema = Type.Object({
   /** Steps a run may take when the client sends no `config.recursion_limit`. */
@@ -259,6 +260,49 @@ export const TracingConfigSchema = Type.Object({
 });
 export type TracingConfig = Static<typeof TracingConfigSchema>;
 
+/**
+ * Telegram: the bot polls the Bot API (getUpdates), so no public address is needed. One worker
+ * process in the deployment holds the connection (workers/channels/).
+ */
+export const TelegramChannelConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    /** The token @BotFather gives, best as a `$NAME` reference; resolved when the channel starts. */
+    bot_token: Type.Optional(Type.String()),
+    /** The Bot API's address (a local Bot API server, or a test's). */
+    base_url: Type.String({ pattern: '^https?://', default: 'https://api.telegram.org' }),
+    /**
+     * Telegram user ids (numbers; @userinfobot tells yours) that may talk to the bot. Empty lets
+     * everyone who finds the bot in, which the worker warns about when it connects.
+     */
+    allowed_users: Type.Array(Type.Integer(), { default: [] }),
+    /** The assistant (or graph id) each message runs. */
+    assistant_id: Type.String({ minLength: 1, maxLength: 128, default: 'lead_agent' }),
+    /** Steps each run may take; the spec gives 100 for channel paths. */
+    recursion_limit: Type.Integer({ minimum: 1, default: 100 }),
+    /** How long one getUpdates call waits for a message (Telegram allows up to 50). */
+    poll_timeout_seconds: Type.Integer({ minimum: 0, maximum: 50, default: 30 }),
+    /** At least this long between two edits of a streamed answer in one chat (Telegram: about one message a second per chat). */
+    edit_interval_ms: Type.Integer({ minimum: 100, default: 1000 }),
+  },
+  { additionalProperties: false },
+);
+export type TelegramChannelConfig = Static<typeof TelegramChannelConfigSchema>;
+
+/** Chat platforms whose messages start runs. */
+export const ChannelsConfigSchema = Type.Object(
+  {
+    /**
+     * How long a worker holds a platform's connection without renewing it; a killed holder's
+     * connection is taken over by another worker after this.
+     */
+    lease_seconds: Type.Number({ minimum: 1, default: 15 }),
+    telegram: withDefault(TelegramChannelConfigSchema),
+  },
+  { additionalProperties: false },
+);
+export type ChannelsConfig = Static<typeof ChannelsConfigSchema>;
+
 export const AppConfigSchema = Type.Object(
   {
     models: Type.Array(ModelConfigSchema, { default: [] }),
@@ -285,6 +329,7 @@ export const AppConfigSchema = Type.Object(
     mcp: withDefault(McpToolsConfigSchema),
     metrics: withDefault(MetricsConfigSchema),
     tracing: withDefault(TracingConfigSchema),
+    channels: withDefault(ChannelsConfigSchema),
   },
   { additionalProperties: false },
 );

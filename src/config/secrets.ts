@@ -22,6 +22,7 @@ export function configSecrets(config: AppConfig, env: NodeJS.ProcessEnv, apiKeys
   for (const model of config.models) add(resolveEnvRef(model.api_key, env).value);
   add(resolveEnvRef(config.web.search_api_key, env).value);
   add(resolveEnvRef(config.store.index?.api_key, env).value);
+  add(resolveEnvRef(config.channels.telegram.bot_token, env).value);
   for (const name of KEY_VARIABLES) add(env[name]);
   return [...values];
 }

@@ -1,10 +1,12 @@
 // The gateway route group, mounted at /api: models, MCP configuration, skills, uploads, thread
-// cleanup, artifacts, custom agents, follow-up suggestions and memory. Multipart parsing is registered here, so only the gateway accepts it.
+// cleanup, artifacts, custom agents, follow-up suggestions, memory and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { agentRoutes } from './agents.routes.js';
 import type { AgentsService } from './agents.service.js';
 import { artifactRoutes } from './artifacts.routes.js';
+import { channelRoutes } from './channels.routes.js';
+import type { ChannelsService } from './channels.service.js';
 import type { ArtifactsService } from './artifacts.service.js';
 import type { UploadLimits } from './gateway-deps.js';
 import type { McpService } from './mcp.service.js';
@@ -36,6 +38,7 @@ export interface GatewayServices {
   agents: AgentsService;
   suggestions: SuggestionsService;
   memory: MemoryService;
+  channels: ChannelsService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -57,4 +60,5 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(agentRoutes, { agents: deps.agents });
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });
   await app.register(memoryRoutes, { memory: deps.memory });
+  await app.register(channelRoutes, { channels: deps.channels });
 }

@@ -8,15 +8,11 @@ import { pipeline } from 'node:stream/promises';
 import type { Multipart } from '@fastify/multipart';
 import { asStorageError, BadRequestError, errnoCode, PayloadTooLargeError } from '../errors.js';
 import { fileNameProblem, tempPathIn } from '../store/thread-files.js';
+import type { ReceivedFile } from '../uploads/thread-uploads.js';
 import type { UploadLimits } from './gateway-deps.js';
 
 export const UPLOAD_FIELD = 'files';
 
-export interface ReceivedFile {
-  filename: string;
-  tempPath: string;
-  size: number;
-}
 
 export function formatBytes(bytes: number): string {
   const mib = bytes / (1024 * 1024);

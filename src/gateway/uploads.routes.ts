@@ -3,7 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, ThreadParamsSchema } from './common.schemas.js';
 import { multipartOptions } from './upload-receiver.js';
-import { UploadFileParamsSchema, UploadLimitsSchema, UploadListSchema, UploadResultSchema } from './uploads.schemas.js';
+import { UploadResultSchema } from '../uploads/upload-result.schemas.js';
+import { UploadFileParamsSchema, UploadLimitsSchema, UploadListSchema } from './uploads.schemas.js';
 import type { UploadLimits } from './gateway-deps.js';
 import type { UploadsService } from './uploads.service.js';
 

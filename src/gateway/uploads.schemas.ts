@@ -2,30 +2,6 @@
 import { Type, type Static } from 'typebox';
 import { THREAD_ID_PATTERN } from '../store/thread-files.js';
 
-export const UploadedFileSchema = Type.Object({
-  filename: Type.String(),
-  size: Type.Integer(),
-  /** `.warren/threads/{id}/user-data/uploads/<name>` */
-  path: Type.String(),
-  /** `/mnt/user-data/uploads/<name>`, where the agent sees it. */
-  virtual_path: Type.String(),
-  artifact_url: Type.String(),
-  markdown_file: Type.Optional(Type.String()),
-  markdown_path: Type.Optional(Type.String()),
-  markdown_virtual_path: Type.Optional(Type.String()),
-  markdown_artifact_url: Type.Optional(Type.String()),
-  /** Why a document was not converted. */
-  message: Type.Optional(Type.String()),
-});
-export type UploadedFile = Static<typeof UploadedFileSchema>;
-
-export const UploadResultSchema = Type.Object({
-  success: Type.Boolean(),
-  files: Type.Array(UploadedFileSchema),
-  message: Type.String(),
-});
-export type UploadResult = Static<typeof UploadResultSchema>;
-
 /** DeerFlow's limits answer, plus what Warren turns into Markdown. */
 export const UploadLimitsSchema = Type.Object({
   max_files: Type.Integer(),

@@ -1,5 +1,5 @@
-// Control messages over pub/sub: cancel requests (runs and sub-agent tasks) and configuration
-// changes. Pub/sub cannot replay, which is fine here: a run's cancel is also recorded on the
+// Control messages over pub/sub: cancel requests (runs and sub-agent tasks), configuration
+// changes and chat-channel restarts. Pub/sub cannot replay, which is fine here: a run's cancel is also recorded on the
 // run, and workers re-read it; a task that misses its cancel ends at its own timeout.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -25,6 +25,16 @@ export const ConfigChangedSchema = Type.Object({
 });
 export type ConfigChanged = Static<typeof ConfigChangedSchema>;
 
+/** Restart a chat platform's connection: its holder drops it and takes the lease again. */
+export const ChannelRestartSchema = Type.Object({
+  channel: Type.String(),
+});
+export type ChannelRestart = Static<typeof ChannelRestartSchema>;
+
+export async function publishChannelRestart(redis: Redis, message: ChannelRestart): Promise<void> {
+  await redis.publish(keys.channelRestartChannel(), JSON.stringify(message));
+}
+
 export async function publishCancel(redis: Redis, message: CancelMessage): Promise<void> {
   await redis.publish(keys.cancelChannel(), JSON.stringify(message));
 }
@@ -41,6 +51,7 @@ export interface ControlHandlers {
   onCancel?: (message: CancelMessage) => void;
   onTaskCancel?: (message: TaskCancelMessage) => void;
   onConfigChanged?: (message: ConfigChanged) => void;
+  onChannelRestart?: (message: ChannelRestart) => void;
 }
 
 /**
@@ -52,6 +63,7 @@ export async function subscribeControl(subscriber: Redis, handlers: ControlHandl
   if (handlers.onCancel) channels.push(keys.cancelChannel());
   if (handlers.onTaskCancel) channels.push(keys.taskCancelChannel());
   if (handlers.onConfigChanged) channels.push(keys.configChangedChannel());
+  if (handlers.onChannelRestart) channels.push(keys.channelRestartChannel());
   subscriber.on('message', (channel: string, payload: string) => {
     // The connection may carry other subscriptions too: those are not ours to judge.
     if (!channels.includes(channel)) return;
@@ -65,6 +77,7 @@ export async function subscribeControl(subscriber: Redis, handlers: ControlHandl
     if (channel === keys.cancelChannel() && Value.Check(CancelMessageSchema, parsed)) handlers.onCancel?.(parsed);
     else if (channel === keys.taskCancelChannel() && Value.Check(TaskCancelMessageSchema, parsed)) handlers.onTaskCancel?.(parsed);
     else if (channel === keys.configChangedChannel() && Value.Check(ConfigChangedSchema, parsed)) handlers.onConfigChanged?.(parsed);
+    else if (channel === keys.channelRestartChannel() && Value.Check(ChannelRestartSchema, parsed)) handlers.onChannelRestart?.(parsed);
     else log.warn({ channel }, 'control message does not match its schema; skipped');
   });
   // ioredis re-subscribes by itself after a reconnect.

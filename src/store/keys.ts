@@ -117,6 +117,19 @@ export const keys = {
   /** String: the token of whoever is changing the thread's uploads and their index; expires with the lease. */
   uploadsLock: (threadId: string) => `${tag(threadId)}:uploads-lock`,
 
+  // ── chat channels (store/channels.ts) ──────────────────────────────────────────────────
+  // Each platform's keys carry its name as tag, so its scripts stay on one slot.
+  /** String: the fencing token of the process holding the platform's connection; expires with the lease. */
+  channelLease: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:lease`,
+  /** String: the last fencing token handed out for the platform (INCR). */
+  channelFence: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:fence`,
+  /** Hash: the platform's status (`connected`, `holder`, `last_error`, `updated_at`) and its `offset` (Telegram's next update id). */
+  channelState: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:state`,
+  /** Hash: conversation (a chat, or a chat's thread) → Warren thread id. */
+  channelConversations: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:conversations`,
+  /** Hash: run id → where its answer goes (JSON), until the answer is sent; a new holder sends what a dead one owed. */
+  channelReplies: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:replies`,
+
   // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
   /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */
   cancelChannel: () => `${KEY_PREFIX}:control:cancel`,
@@ -124,6 +137,8 @@ export const keys = {
   taskCancelChannel: () => `${KEY_PREFIX}:control:cancel-task`,
   /** Channel: configuration changed (`config.yaml` or `extensions_config.json`). */
   configChangedChannel: () => `${KEY_PREFIX}:control:config-changed`,
+  /** Channel: restart a chat platform's connection, `{channel}`; its holder drops and re-acquires it. */
+  channelRestartChannel: () => `${KEY_PREFIX}:control:channel-restart`,
 
   // ── metrics ─────────────────────────────────────────────────────────────────────────────
   /** Hash: final run status → count, across all workers. */

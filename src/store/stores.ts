@@ -1,6 +1,7 @@
 // The storage ops, composed: what `main.ts` of each process builds and hands down.
 import type { Redis } from 'ioredis';
 import { createAssistantStore, type AssistantStore } from './assistants.js';
+import { createChannelStore, type ChannelStore } from './channels.js';
 import { RedisCheckpointSaver } from './checkpointer.js';
 import { createCronStore, type CronStore } from './crons.js';
 import { createCustomAgentStore, type CustomAgentStore } from './custom-agents.js';
@@ -28,6 +29,7 @@ export interface Stores {
   /** Turns waiting for each user's next memory update, and who is to run it. */
   memoryTurns: MemoryTurnStore;
   crons: CronStore;
+  channels: ChannelStore;
 }
 
 /** No semantic index and no expiry: what config.yaml's `store` defaults to. */
@@ -48,5 +50,6 @@ export function createStores(redis: Redis, store: StoreSettings = PLAIN_STORE): 
     memory: createMemoryStore(items),
     memoryTurns: createMemoryTurnStore(redis, scripts),
     crons: createCronStore(redis, scripts),
+    channels: createChannelStore(redis, scripts),
   };
 }

@@ -1,6 +1,6 @@
 // src/gateway/concurrency.ts: the conversion limiter. (The uploads lock: test/store/file-locks.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { createLimiter } from '../../src/gateway/concurrency.js';
+import { createLimiter } from '../../src/uploads/concurrency.js';
 
 const tick = () => new Promise((r) => setImmediate(r));
 
