@@ -172,7 +172,8 @@ describe('runs', () => {
   });
 
   it('lists assistants, one per graph, and resolves lead_agent by default', async () => {
-    const assistants = await stack.client.assistants.search({ limit: 100 });
+    // Other test files share this Redis and may have created assistants of their own meanwhile.
+    const assistants = await stack.client.assistants.search({ limit: 100, metadata: { created_by: 'system' } });
     expect(assistants.map((a) => a.assistant_id).sort()).toEqual(['asker', 'counter', 'echo', 'lead_agent']);
     expect((await stack.client.assistants.get('echo')).graph_id).toBe('echo');
     await expect(stack.client.assistants.get('nope')).rejects.toThrow(/404/);
