@@ -17,6 +17,9 @@ import { trackedDir } from '../support/leftovers.js';
 import { testGraphs } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
+/** A start compiles, spawns Redis, the API and a worker: slow on a loaded machine (issue 18). */
+const STARTUP_WAIT = 120_000;
+
 const root = path.resolve(import.meta.dirname, '..', '..');
 let home: string;
 
@@ -69,7 +72,7 @@ async function startLocalStack(): Promise<{ shell: ChildProcess; port: number }>
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`, WARREN_HOME: home, LOG_LEVEL: 'warn' },
     stdio: 'ignore',
   });
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ok`).catch(() => null))?.ok, 'the stack to answer /ok', 30_000);
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ok`).catch(() => null))?.ok, 'the stack to answer /ok', STARTUP_WAIT);
   return { shell, port };
 }
 
@@ -96,7 +99,7 @@ describe('local stack', () => {
     expect(tree.length).toBeGreaterThanOrEqual(4); // local stack, redis-server, api, worker
     shell.kill('SIGTERM');
     await waitFor(async () => tree.every((pid) => !alive(pid)), 'every process of the stack to exit', 30_000);
-  });
+  }, 300_000);
 
   it('stops everything on SIGTERM to the stack itself', async () => {
     const { shell } = await startLocalStack();
@@ -104,7 +107,7 @@ describe('local stack', () => {
     const stackPid = tree[0] as number;
     process.kill(stackPid, 'SIGTERM');
     await waitFor(async () => tree.every((pid) => !alive(pid)), 'every process of the stack to exit', 30_000);
-  });
+  }, 300_000);
 
   it('on Ctrl-C stops the worker first, which hands its run back, and Redis last; the run completes after a restart', async () => {
     // The first answer streams slowly enough to be cut by the Ctrl-C; the one after the restart is quick.
@@ -146,7 +149,7 @@ describe('local stack', () => {
       const status = async (threadId: string, runId: string) => (await (await fetch(`${api}/threads/${threadId}/runs/${runId}`)).json()) as { status: string };
 
       let stack = start();
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ok`).catch(() => null))?.ok, 'the stack to answer /ok', 60_000);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ok`).catch(() => null))?.ok, 'the stack to answer /ok', STARTUP_WAIT);
       const { thread_id: threadId } = await post(`${api}/threads`, {});
       const { run_id: runId } = await post(`${api}/threads/${threadId}/runs`, {
         assistant_id: 'chat',
@@ -171,7 +174,7 @@ describe('local stack', () => {
     } finally {
       await llm.close();
     }
-  }, 180_000);
+  }, 420_000);
 
   it('refuses a taken port in one line before it starts anything', async () => {
     const taken = net.createServer();

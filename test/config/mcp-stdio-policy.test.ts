@@ -136,7 +136,7 @@ describe('stdio policy: the environment', () => {
 
 describe('config.yaml mcp section', () => {
   it('defaults to npx, uvx and node', () => {
-    expect(parseAppConfig({}, {}).mcp).toEqual({ stdio_allowed_commands: ['npx', 'uvx', 'node'] });
+    expect(parseAppConfig({}, {}).mcp).toEqual({ stdio_allowed_commands: ['npx', 'uvx', 'node'], allow_private_networks: false });
   });
 
   it('takes a wider list of names and absolute paths', () => {

@@ -88,7 +88,16 @@ async function scenario(wake: 'during the next run' | 'after the next run') {
   console.log(`[paused worker, woken ${wake}] ${takenOver} of ${RUNS} runs taken over; woken worker dropped ${lostRuns(paused) - lostBefore}`);
 }
 
+/** A scenario that fails midway must not leave the worker stopped for the next one. */
+async function wakingAfter(wake: Parameters<typeof scenario>[0]): Promise<void> {
+  try {
+    await scenario(wake);
+  } finally {
+    (cluster.workers[0] as ClusterProcess).child.kill('SIGCONT');
+  }
+}
+
 describe('a paused worker', () => {
-  it('woken while the thread runs its next run: writes nothing, and every turn is kept', () => scenario('during the next run'), 600_000);
-  it('woken after the next run ended: writes nothing, and every turn is kept', () => scenario('after the next run'), 600_000);
+  it('woken while the thread runs its next run: writes nothing, and every turn is kept', () => wakingAfter('during the next run'), 600_000);
+  it('woken after the next run ended: writes nothing, and every turn is kept', () => wakingAfter('after the next run'), 600_000);
 });
