@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
+import { batchStoreCallsWithoutPolling } from './store-batching.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Pregel } from '@langchain/langgraph/pregel';
 import type { Logger } from 'pino';
@@ -110,6 +111,7 @@ export function createGraphRegistry(
   configDir: string,
   context: GraphContext,
 ): GraphRegistry {
+  if (context.store) batchStoreCallsWithoutPolling();
   const specs: Record<string, string> = { [DEFAULT_GRAPH_ID]: 'builtin:lead_agent', ...graphs };
   // Resolve every spec at boot, so a bad path fails the start, not the first run.
   const resolved = new Map(Object.entries(specs).map(([id, spec]) => [id, resolveGraphSpec(spec, configDir)]));

@@ -120,7 +120,9 @@ export function createTaskTool(deps: TaskToolDeps) {
 
   return tool(
     async (input: unknown, config: ToolRunnableConfig) => {
-      const { description, prompt, subagent_type: kindInput } = input as { description: string; prompt: string; subagent_type?: string };
+      const { description, prompt, subagent_type: kindInput } = input as { description: string; prompt: string; subagent_type?: string | null };
+      // Any string is taken (as DeerFlow does): an unknown kind is answered with the known ones.
+      if (kindInput && !isSubagentKind(kindInput)) return `There is no sub-agent type "${kindInput}". Use one of: ${SUBAGENT_KINDS.join(', ')}.`;
       const kind: SubagentKind = kindInput && isSubagentKind(kindInput) ? kindInput : 'general-purpose';
       const configurable = userConfigurable(config.configurable);
       const runId = String(configurable.run_id ?? 'run');
@@ -174,7 +176,7 @@ export function createTaskTool(deps: TaskToolDeps) {
         properties: {
           description: { type: 'string', description: 'A short (3-8 word) label for the task.' },
           prompt: { type: 'string', description: 'The full task for the sub-agent.' },
-          subagent_type: { type: 'string', enum: SUBAGENT_KINDS },
+          subagent_type: { type: ['string', 'null'], description: `One of: ${SUBAGENT_KINDS.join(', ')} (default general-purpose).` },
         },
         required: ['description', 'prompt'],
       },

@@ -151,6 +151,18 @@ describe('lead agent', () => {
     expect(tools.map((t) => String(t.content)).sort()).toEqual(['result of part 1', 'result of part 2', 'result of part 3']);
   });
 
+  it('answers a task with an unknown subagent_type with the known ones, and starts nothing', async () => {
+    script.lead.push(
+      { tool_calls: [{ name: 'task', args: { description: 'odd one', prompt: 'Do it', subagent_type: 'researcher' } }] },
+      { content: 'I will use a known type next time.' },
+    );
+    const { thread_id: id } = await stack.client.threads.create();
+    const events = await run(id, 'delegate', { subagent_enabled: true });
+    expect(events.filter((e) => e.event === 'custom' && (e.data as { type?: string }).type === 'task_started')).toHaveLength(0);
+    const [tool] = await toolMessages(id);
+    expect(String(tool?.content)).toBe('There is no sub-agent type "researcher". Use one of: general-purpose, bash.');
+  });
+
   it('fails a run whose model has no key with a clear error event', async () => {
     const { thread_id: id } = await stack.client.threads.create();
     const events = await collect(

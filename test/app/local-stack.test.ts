@@ -72,6 +72,8 @@ async function startLocalStack(): Promise<{ shell: ChildProcess; port: number }>
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`, WARREN_HOME: home, LOG_LEVEL: 'warn' },
     stdio: 'ignore',
   });
+  // Recorded before the wait: a start that never answers is still stopped after the test.
+  started.push(shell.pid as number);
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ok`).catch(() => null))?.ok, 'the stack to answer /ok', STARTUP_WAIT);
   return { shell, port };
 }

@@ -72,6 +72,27 @@ describe('ask_clarification', () => {
     expect((result as { __interrupt__?: Array<{ value: unknown }> }).__interrupt__?.[0]?.value).toEqual({ type: 'clarification', question: 'Deadline?', options: [] });
   });
 
+  it("takes DeerFlow's form fields and nulls for what is not given", async () => {
+    const threadId = `clarify-${randomUUID()}`;
+    threads.push(threadId);
+    const fields = [
+      { name: 'deadline', label: 'Deadline', type: 'date', required: true },
+      { name: 'format', type: 'select', options: ['pdf', 'docx'], placeholder: null },
+    ];
+    const result = await buildGraph().invoke(
+      { messages: [askingMessage({ question: 'A few details?', options: null, context: null, clarification_type: 'missing_info', fields })] },
+      { configurable: { thread_id: threadId } },
+    );
+    expect((result as { __interrupt__?: Array<{ value: unknown }> }).__interrupt__?.[0]?.value).toEqual({
+      type: 'clarification',
+      question: 'A few details?',
+      options: [],
+      clarification_type: 'missing_info',
+      fields,
+    });
+    await expect(createClarificationTool().invoke({ question: 'Pick', fields: [{ label: 'no name' }] })).rejects.toThrow(/did not match/);
+  });
+
   it('turns any resume value into text', () => {
     expect(answerText('yes')).toBe('yes');
     expect(answerText({ answer: 'Friday' })).toBe('Friday');

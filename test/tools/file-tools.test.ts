@@ -1,4 +1,4 @@
-import { mkdir, readFile, readdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,18 @@ afterAll(async () => {
 describe('the tool set', () => {
   it('has the file tools and present_files, and no bash without a sandbox or allow_host_bash', () => {
     expect(tools.map((x) => x.name)).toEqual(['ls', 'read_file', 'write_file', 'str_replace', 'present_files']);
+  });
+
+  it("declares DeerFlow's step description first, and takes null for an optional argument", async () => {
+    for (const name of ['ls', 'read_file', 'write_file', 'str_replace']) {
+      const schema = (findTool(tools, name) as unknown as { schema: { properties: Record<string, unknown> } }).schema;
+      expect(Object.keys(schema.properties)[0], name).toBe('description');
+    }
+    expect(await call('read_file', { description: 'peek', path: '/mnt/user-data/workspace/lines.txt', start_line: null, end_line: null })).toContain('line 10');
+    expect(await call('write_file', { description: 'note', path: '/mnt/user-data/workspace/nulls.txt', content: 'x', append: null })).toMatch(/^Wrote 1 bytes/);
+    expect(await call('str_replace', { path: '/mnt/user-data/workspace/nulls.txt', old_str: 'x', new_str: 'y', replace_all: null })).toBeTruthy();
+    expect(await readFile(path.join(ws, 'nulls.txt'), 'utf8')).toBe('y');
+    await rm(path.join(ws, 'nulls.txt'));
   });
 
   it('needs a thread id', async () => {

@@ -195,6 +195,13 @@ describe('web_search', () => {
     );
   });
 
+  it("takes DeerFlow's max_results, within search_max_results", async () => {
+    const tool = findTool(createWebTools(web({ search_provider: 'searxng', search_url: `${base}/searx`, search_max_results: 2 })), 'web_search');
+    expect(await tool.invoke({ query: 'otters', max_results: 1 })).toBe('Results for "otters":\n\n1. [otters 1](https://example.org/1)\n   about otters');
+    expect((await tool.invoke({ query: 'otters', max_results: 50 })) as string).toContain('2. [otters 2]');
+    expect((await tool.invoke({ query: 'otters', max_results: null })) as string).toContain('2. [otters 2]');
+  });
+
   it('reports an unconfigured or failing provider', async () => {
     const unset = findTool(createWebTools(web({ search_provider: 'searxng' })), 'web_search');
     await expect(unset.invoke({ query: 'x' })).rejects.toThrow(/web\.search_url/);

@@ -5,7 +5,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Type } from 'typebox';
 import { BadRequestError, isWarrenError } from '../../src/errors.js';
 import type { BashResult, BashRunner } from '../sandbox/bash-runner.js';
-import { defineTool, threadIdOf } from './define-tool.js';
+import { defineTool, StepDescription, threadIdOf } from './define-tool.js';
 
 function describeRunner(runner: BashRunner): string {
   const where =
@@ -34,7 +34,7 @@ export function formatBashResult(result: BashResult, timeoutSeconds: number): st
 }
 
 export function createBashTool(runner: BashRunner): StructuredToolInterface {
-  const schema = Type.Object({ command: Type.String({ description: 'The shell command to run.' }) });
+  const schema = Type.Object({ description: StepDescription, command: Type.String({ description: 'The shell command to run.' }) });
   return defineTool({ name: 'bash', description: describeRunner(runner), schema }, async ({ command }, config) => {
     if (command.trim() === '') throw new BadRequestError('The command is empty.');
     if (command.includes('\u0000')) throw new BadRequestError('The command contains a NUL character.');

@@ -2,7 +2,7 @@
 // to us), and the run's thread read from `config.configurable.thread_id` at call time, so one
 // tool object serves every run of the worker.
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools';
-import type { Static, TObject } from 'typebox';
+import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import { BadRequestError } from '../../src/errors.js';
 import { isThreadId } from '../../src/store/thread-files.js';
 
@@ -42,3 +42,14 @@ export function toolCallIdOf(config: ToolRunnableConfig): string {
   if (typeof id !== 'string' || id === '') throw new BadRequestError('This tool must be called through a tool call (no tool_call_id).');
   return id;
 }
+
+/**
+ * DeerFlow's sandbox tools take a short reason first, which its UI shows as the step's label.
+ * Declared so that a model prompted the DeerFlow way is asked for it; running the tool ignores it.
+ */
+export const StepDescription = Type.Optional(
+  Type.String({ maxLength: 1000, description: 'Explain in a few words why you are doing this. Give this argument first.' }),
+);
+
+/** DeerFlow advertises optional arguments as nullable, so models send `null` for "not given". */
+export const nullable = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));

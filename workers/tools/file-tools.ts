@@ -9,7 +9,7 @@ import { Type } from 'typebox';
 import { BadRequestError, errnoCode, ForbiddenError, PayloadTooLargeError } from '../../src/errors.js';
 import { isTempName, writeFileAtomic } from '../../src/store/thread-files.js';
 import { describeFsError, type ResolvedPath, type VirtualFs } from '../sandbox/virtual-fs.js';
-import { defineTool, threadIdOf } from './define-tool.js';
+import { defineTool, nullable, StepDescription, threadIdOf } from './define-tool.js';
 import { looksBinary, readLineRange } from './text-lines.js';
 
 /** Entries one `ls` shows; a bigger folder is cut with a note. */
@@ -37,7 +37,7 @@ function entryLine(dirent: Dirent, size: number | null): string {
 }
 
 function createLsTool(vfs: VirtualFs): StructuredToolInterface {
-  const schema = Type.Object({ path: Type.String({ description: PATH_DESCRIPTION }) });
+  const schema = Type.Object({ description: StepDescription, path: Type.String({ description: PATH_DESCRIPTION }) });
   return defineTool(
     {
       name: 'ls',
@@ -92,9 +92,10 @@ async function textFile(vfs: VirtualFs, threadId: string, virtualPath: string): 
 
 function createReadFileTool(vfs: VirtualFs): StructuredToolInterface {
   const schema = Type.Object({
+    description: StepDescription,
     path: Type.String({ description: PATH_DESCRIPTION }),
-    start_line: Type.Optional(Type.Integer({ minimum: 1, description: 'First line to read, 1-based (default 1).' })),
-    end_line: Type.Optional(Type.Integer({ minimum: 1, description: 'Last line to read, inclusive (default: the end).' })),
+    start_line: nullable(Type.Integer({ minimum: 1, description: 'First line to read, 1-based (default 1).' })),
+    end_line: nullable(Type.Integer({ minimum: 1, description: 'Last line to read, inclusive (default: the end).' })),
   });
   return defineTool(
     {
@@ -102,7 +103,9 @@ function createReadFileTool(vfs: VirtualFs): StructuredToolInterface {
       description: `Read a text file, whole or a range of lines (1-based, inclusive). At most ${READ_MAX_CHARS} characters come back per call; the reply says where to continue.`,
       schema,
     },
-    async ({ path: virtualPath, start_line: start = 1, end_line: end }, config) => {
+    async ({ path: virtualPath, start_line: startLine, end_line: endLine }, config) => {
+      const start = startLine ?? 1;
+      const end = endLine ?? undefined;
       if (end !== undefined && end < start) throw new BadRequestError(`end_line (${end}) is before start_line (${start}).`);
       const file = await textFile(vfs, threadIdOf(config), virtualPath);
       let read;
@@ -123,9 +126,10 @@ function createReadFileTool(vfs: VirtualFs): StructuredToolInterface {
 
 function createWriteFileTool(vfs: VirtualFs): StructuredToolInterface {
   const schema = Type.Object({
+    description: StepDescription,
     path: Type.String({ description: 'Absolute virtual path under /mnt/user-data/outputs or /mnt/user-data/workspace.' }),
     content: Type.String({ description: 'The whole new content of the file, or what to add at its end with append.' }),
-    append: Type.Optional(Type.Boolean({ description: 'Add content at the end of the file instead of replacing it (default false).' })),
+    append: nullable(Type.Boolean({ description: 'Add content at the end of the file instead of replacing it (default false).' })),
   });
   return defineTool(
     {
@@ -155,10 +159,11 @@ function countOccurrences(text: string, needle: string): number {
 
 function createStrReplaceTool(vfs: VirtualFs): StructuredToolInterface {
   const schema = Type.Object({
+    description: StepDescription,
     path: Type.String({ description: 'Absolute virtual path of an existing file under /mnt/user-data/outputs or /mnt/user-data/workspace.' }),
     old_str: Type.String({ description: 'Exact text to replace, including whitespace; it must appear exactly once unless replace_all is true.' }),
     new_str: Type.String({ description: 'Text to put in its place.' }),
-    replace_all: Type.Optional(Type.Boolean({ description: 'Replace every occurrence (default false).' })),
+    replace_all: nullable(Type.Boolean({ description: 'Replace every occurrence (default false).' })),
   });
   return defineTool(
     {
@@ -166,7 +171,8 @@ function createStrReplaceTool(vfs: VirtualFs): StructuredToolInterface {
       description: 'Edit a file by replacing an exact piece of text. Fails when the text is absent, or appears more than once without replace_all.',
       schema,
     },
-    async ({ path: virtualPath, old_str: oldStr, new_str: newStr, replace_all: replaceAll = false }, config) => {
+    async ({ path: virtualPath, old_str: oldStr, new_str: newStr, replace_all: replaceAllArg }, config) => {
+      const replaceAll = replaceAllArg ?? false;
       if (oldStr === '') throw new BadRequestError('old_str is empty: give the exact text to replace.');
       const file = await textFile(vfs, threadIdOf(config), virtualPath);
       if (!file.writable) throw new ForbiddenError(`${file.virtual} is read-only: copy it to /mnt/user-data/workspace or /mnt/user-data/outputs first.`);

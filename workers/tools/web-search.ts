@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { WebConfig } from '../../src/config/app-config.schemas.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
 import { BadRequestError } from '../../src/errors.js';
-import { defineTool } from './define-tool.js';
+import { defineTool, nullable } from './define-tool.js';
 
 export const TAVILY_DEFAULT_URL = 'https://api.tavily.com/search';
 const SNIPPET_MAX_CHARS = 500;
@@ -87,16 +87,20 @@ async function searchSearxng(query: string, web: WebConfig, signal?: AbortSignal
 }
 
 export function createWebSearchTool(web: WebConfig): StructuredToolInterface {
-  const schema = Type.Object({ query: Type.String({ minLength: 1, description: 'What to search for.' }) });
+  const schema = Type.Object({
+    query: Type.String({ minLength: 1, description: 'What to search for.' }),
+    max_results: nullable(Type.Integer({ minimum: 1, description: `How many results to return (at most ${web.search_max_results}).` })),
+  });
   return defineTool(
     {
       name: 'web_search',
       description: `Search the web. Returns up to ${web.search_max_results} results, each a title, URL and snippet; read a result in full with web_fetch.`,
       schema,
     },
-    async ({ query }, config) => {
+    async ({ query, max_results: wanted }, config) => {
       const search = web.search_provider === 'searxng' ? searchSearxng : searchTavily;
-      return formatResults(query, await search(query, web, config.signal));
+      const results = await search(query, web, config.signal);
+      return formatResults(query, wanted ? results.slice(0, Math.min(wanted, web.search_max_results)) : results);
     },
   );
 }
