@@ -53,7 +53,9 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
   const configDir = path.dirname(path.resolve(env.WARREN_CONFIG ?? 'config.yaml'));
   const candidate = {
     port: Number(env.PORT ?? 2026),
-    host: env.HOST ?? '0.0.0.0',
+    // Loopback unless told: a first `npm start` is not reachable from the network. Containers
+    // (docker-compose.yml, the Dockerfile) set HOST=0.0.0.0.
+    host: env.HOST ?? '127.0.0.1',
     listenBacklog: Number(env.WARREN_LISTEN_BACKLOG ?? 4096),
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     home: path.resolve(env.WARREN_HOME ?? '.warren'),

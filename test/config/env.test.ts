@@ -9,6 +9,11 @@ describe('environment configuration', () => {
     expect(readEnvConfig({ WARREN_LISTEN_BACKLOG: '16384' }).listenBacklog).toBe(16_384);
   });
 
+  it('listens on loopback unless HOST says otherwise (containers set 0.0.0.0)', () => {
+    expect(readEnvConfig({}).host).toBe('127.0.0.1');
+    expect(readEnvConfig({ HOST: '0.0.0.0' }).host).toBe('0.0.0.0');
+  });
+
   it('refuses a backlog that is not a positive integer, naming the variable', () => {
     for (const bad of ['0', '-1', '1.5', 'many', '70000']) {
       expect(() => readEnvConfig({ WARREN_LISTEN_BACKLOG: bad })).toThrow(/WARREN_LISTEN_BACKLOG/);
