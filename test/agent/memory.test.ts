@@ -15,7 +15,8 @@ import { waitFor } from '../support/wait-for.js';
 let agent: AgentStack;
 let memoryJobs: Queue;
 beforeAll(async () => {
-  agent = await startAgentStack({ config: { memory: { debounce_seconds: 3, fact_confidence_threshold: 0.7 } } });
+  // Two workers: turns finish on either, and still make one update per window.
+  agent = await startAgentStack({ workers: 2, config: { memory: { debounce_seconds: 3, fact_confidence_threshold: 0.7 } } });
   memoryJobs = new Queue(memoryQueueName(agent.stack.env.queueName), { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
 });
 afterAll(async () => {
