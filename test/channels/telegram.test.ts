@@ -36,7 +36,7 @@ beforeAll(async () => {
           enabled: true,
           bot_token: '$WARREN_TEST_TELEGRAM_TOKEN',
           base_url: telegram.url,
-          allowed_users: [111, 222, 333, 444, 555],
+          allowed_users: [111, 222, 333, 444, 555, 666],
           poll_timeout_seconds: 2,
           edit_interval_ms: 150,
         },
@@ -160,6 +160,17 @@ describe('telegram channel', () => {
     telegram.sendText(111, '/frobnicate');
     await answerIn(111, (t) => t.startsWith('Unknown command /frobnicate.'), 'the unknown-command reply');
     expect(await threadsOf(999)).toHaveLength(0);
+  });
+
+  it("waits out Telegram's 429s (retry_after) on polls and replies, and the message is still answered", async () => {
+    telegram.throttle('getUpdates', 1, 1);
+    telegram.throttle('sendMessage', 2, 1);
+    script.lead.push({ content: 'Answered after the rate limit.' });
+    telegram.sendText(666, 'Are you rate limited?');
+    await answerIn(666, (t) => t === 'Answered after the rate limit.', 'the answer after the 429s');
+    expect(await threadsOf(666)).toHaveLength(1);
+    // The failed poll is reported, and the next good one reports the channel connected again.
+    await waitFor(async () => (await telegramStatus())?.connected, 'telegram connected again after the 429', 60_000);
   });
 
   it('restarts on request, and a killed holder is taken over by the other worker without losing a message', async () => {
