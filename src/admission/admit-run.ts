@@ -79,12 +79,15 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
   const { threads, runs } = deps.stores;
   const assistantDeps = { assistants: deps.stores.assistants, graphs: deps.graphs };
 
-  /** Checks a body without storing anything: what a cron does with its payload when it is created. */
-  async function check(body: RunCreate): Promise<void> {
+  /**
+   * Checks a body without storing anything (what a cron does with its payload when it is
+   * created), and answers the assistant it resolved, which admission goes on with.
+   */
+  async function check(body: RunCreate) {
     refuseUnsupported(body);
     await checkAgentName(body, deps.agents);
     await checkWebhook(body.webhook, deps.webhooksAllowPrivate ?? false);
-    await resolveRunAssistant(assistantDeps, body.assistant_id);
+    return resolveRunAssistant(assistantDeps, body.assistant_id);
   }
 
   /** A run that is already there: dispatched again if it holds its thread (its creator may have died first). */
@@ -116,10 +119,7 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
       const found = ownerThread ? await runs.get(ownerThread, options.runId) : null;
       if (found) return existing(found, (await runs.active(found.thread_id)) === found.run_id, stateless);
     }
-    refuseUnsupported(body);
-    await checkAgentName(body, deps.agents);
-    await checkWebhook(body.webhook, deps.webhooksAllowPrivate ?? false);
-    const assistant = await resolveRunAssistant(assistantDeps, body.assistant_id);
+    const assistant = await check(body);
     const { assistantId, graphId } = assistant;
     // The assistant's config and context under the run's own, as LangGraph merges them.
     const merged = mergeAssistant(assistant, body.config, body.context);
