@@ -28,17 +28,22 @@ const ScheduleSchema = Type.String({ minLength: 1, maxLength: 256 });
 const TimezoneSchema = Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()]);
 const OnRunCompletedSchema = Type.Union([Type.Literal('delete'), Type.Literal('keep')]);
 
+/** What a cron says beside its schedule and run, alike on create and on PATCH. */
+const cronSettings = {
+  timezone: Type.Optional(TimezoneSchema),
+  end_time: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
+  metadata: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
+  enabled: Type.Optional(Type.Boolean()),
+  /** Stateless crons only: what happens to each run's thread once the run ends (default delete). */
+  on_run_completed: Type.Optional(OnRunCompletedSchema),
+};
+
 export const CronCreateSchema = Type.Object(
   {
     ...CronRunFieldsSchema.properties,
     assistant_id: Type.String({ minLength: 1, maxLength: 128 }),
     schedule: ScheduleSchema,
-    timezone: Type.Optional(TimezoneSchema),
-    end_time: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
-    metadata: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
-    enabled: Type.Optional(Type.Boolean()),
-    /** Stateless crons only: what happens to each run's thread once the run ends (default delete). */
-    on_run_completed: Type.Optional(OnRunCompletedSchema),
+    ...cronSettings,
   },
   { additionalProperties: false },
 );
@@ -49,11 +54,7 @@ export const CronPatchSchema = Type.Object(
   {
     ...Type.Omit(CronRunFieldsSchema, ['multitask_strategy', 'checkpoint_during']).properties,
     schedule: Type.Optional(ScheduleSchema),
-    timezone: Type.Optional(TimezoneSchema),
-    end_time: Type.Optional(Type.Union([Type.String({ format: 'date-time' }), Type.Null()])),
-    metadata: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
-    enabled: Type.Optional(Type.Boolean()),
-    on_run_completed: Type.Optional(OnRunCompletedSchema),
+    ...cronSettings,
   },
   { additionalProperties: false },
 );
