@@ -6,6 +6,7 @@
 // never a socket.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ANONYMOUS } from '../../auth/identity.js';
 import { ConfigError, UnauthorizedError } from '../../errors.js';
 
 declare module 'fastify' {
@@ -48,6 +49,11 @@ export function createKeyMatcher(apiKeys: readonly string[]): (candidate: string
 }
 
 export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
+  // Every request acts for someone; until an authenticator says otherwise, the anonymous admin.
+  app.decorateRequest('identity', null as never);
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    request.identity = ANONYMOUS;
+  });
   if (options.apiKeys.length === 0) return;
   // The config schemas check keys already; this guards other callers of buildApp, at boot.
   if (options.apiKeys.some((key) => key.length === 0)) throw new ConfigError('An API key is empty.');
