@@ -3,6 +3,7 @@
 // src/main.ts listens with it; the tests build it the same way.
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { createRecordAccess } from './auth/record-access.js';
 import { buildApp, type HttpTimeouts } from './app.js';
 import type { AppConfig } from './config/app-config.schemas.js';
 import type { EnvConfig } from './config/env.js';
@@ -161,6 +162,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     }),
   };
   const state = createStateService({ stores, graphs });
+  const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id) });
   const admissionDeps: RunAdmissionDeps = {
     stores,
     graphs,
@@ -177,6 +179,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   let closing: Promise<void> | undefined;
   const app = await buildApp({
     config,
+    recordAccess,
     metrics: () => metrics.render(),
     observability: { observeRequest: metrics.observeRequest, tracing: tracing.enabled },
     instanceId: env.instanceId,
@@ -192,7 +195,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       assistants,
       threads,
       state,
-      runs: createRunsService(admissionDeps),
+      runs: createRunsService({ ...admissionDeps, access: recordAccess }),
       crons,
       follow: createRunFollow({ hub, metrics }),
       store: createStoreService(stores.items),

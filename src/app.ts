@@ -10,6 +10,8 @@ import { registerAuth } from './http/plugins/auth.js';
 import { registerCors } from './http/plugins/cors.js';
 import { registerObservability, type ObservabilityOptions } from './http/plugins/observability.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
+import { registerRecordGate } from './http/plugins/record-gate.js';
+import type { RecordAccess } from './auth/record-access.js';
 import { RequestLogController } from './http/request-log.js';
 import { genRequestId, INSTANCE_HEADER, REQUEST_ID_HEADER } from './http/request-id.js';
 import { systemRoutes } from './http/system.routes.js';
@@ -21,6 +23,8 @@ import { VERSION } from './version.js';
 export interface AppDeps {
   config: AppConfig;
   runtime: RuntimeDeps;
+  /** Who may reach which record (checked for every route that names one). */
+  recordAccess: RecordAccess;
   /** Registers the gateway route group (mounted at /api). */
   gateway?: (app: FastifyInstance) => Promise<void>;
   redisReady: () => boolean;
@@ -143,6 +147,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // After CORS, whose hook answers browsers' preflights (they never carry a key) on its own, and
   // after the WebSocket plugin, whose hooks close the socket of an upgrade that is refused.
   registerAuth(app, { apiKeys: deps.apiKeys ?? [] });
+  // After auth: the gate checks the identity it set against the records a route names.
+  registerRecordGate(app, deps.recordAccess);
   await registerOpenApi(app, VERSION, { auth: (deps.apiKeys ?? []).length > 0 });
 
   await app.register(systemRoutes, {

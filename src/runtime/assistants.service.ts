@@ -1,5 +1,6 @@
 // Assistants: each configured graph's system assistant (id = graph id, read-only, never stored),
 // and assistants clients create in Redis, with versions. Runs resolve their assistant here.
+import { mayReach, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { GraphRegistry, HostedGraph } from '../../graphs/registry.js';
@@ -82,9 +83,10 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
     throw new ConflictError(`Assistant ${id} is being changed by other requests; try again`);
   }
 
-  async function matching(filter: AssistantCount): Promise<Assistant[]> {
+  async function matching(filter: AssistantCount, caller: Identity): Promise<Assistant[]> {
     const name = filter.name?.toLowerCase();
-    const all = [...deps.graphs.ids().map(systemAssistant), ...(await store.all())];
+    // System assistants are everyone's; stored ones the caller's own (an admin's: all).
+    const all = [...deps.graphs.ids().map(systemAssistant), ...(await store.all(ownerFilter(caller).owner))];
     return all.filter(
       (a) =>
         (!filter.graph_id || a.graph_id === filter.graph_id) &&
@@ -103,7 +105,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
   return {
     get,
 
-    async create(body: AssistantCreate): Promise<Assistant> {
+    async create(body: AssistantCreate, caller: Identity): Promise<Assistant> {
       requireGraph(body.graph_id);
       const id = body.assistant_id ?? randomUUID();
       const ifExists = body.if_exists ?? 'raise';
@@ -120,8 +122,9 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
         created_at: now,
         updated_at: now,
       };
-      if (!isSystem(id) && (await store.save({ expected: null, assistant, maxVersion: 1, version: versionOf(assistant) }))) return assistant;
-      if (ifExists === 'raise') throw new ConflictError(`Assistant ${id} already exists`);
+      if (!isSystem(id) && (await store.save({ expected: null, assistant, maxVersion: 1, version: versionOf(assistant), owner: caller.user }))) return assistant;
+      // `do_nothing` answers the existing assistant, unless it is another user's.
+      if (ifExists === 'raise' || (!isSystem(id) && !mayReach(caller, (await store.ownership(id)).owner))) throw new ConflictError(`Assistant ${id} already exists`);
       return get(id);
     },
 
@@ -146,11 +149,12 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       });
     },
 
-    async remove(id: string, deleteThreads: boolean): Promise<void> {
+    async remove(id: string, deleteThreads: boolean, caller: Identity): Promise<void> {
       refuseSystem(id, 'deleting it');
       await requireStored(id);
       if (deleteThreads) {
         const { threads } = await deps.stores.threads.search({
+          ...ownerFilter(caller),
           metadata: { assistant_id: id },
           limit: Number.MAX_SAFE_INTEGER,
           offset: 0,
@@ -162,15 +166,15 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       if (!(await store.remove(id))) throw new NotFoundError(`Assistant ${id} not found`);
     },
 
-    async search(body: AssistantSearch): Promise<{ assistants: Partial<Assistant>[]; total: number }> {
-      const found = (await matching(body)).sort(compareBy(body.sort_by ?? 'created_at', body.sort_order ?? 'desc'));
+    async search(body: AssistantSearch, caller: Identity): Promise<{ assistants: Partial<Assistant>[]; total: number }> {
+      const found = (await matching(body, caller)).sort(compareBy(body.sort_by ?? 'created_at', body.sort_order ?? 'desc'));
       const page = found.slice(body.offset, body.offset + body.limit);
       const select = body.select;
       const assistants = select ? page.map((a) => Object.fromEntries(select.map((f) => [f, a[f]])) as Partial<Assistant>) : page;
       return { assistants, total: found.length };
     },
 
-    count: async (body: AssistantCount): Promise<number> => (await matching(body)).length,
+    count: async (body: AssistantCount, caller: Identity): Promise<number> => (await matching(body, caller)).length,
 
     async versions(id: string, query: AssistantVersionsQuery): Promise<AssistantVersion[]> {
       const all = isSystem(id) ? [versionOf(systemAssistant(id))] : await store.versions(id);
@@ -215,9 +219,6 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       const getGraph = graph.getGraphAsync.bind(graph) as (config: { xray?: boolean | number }) => ReturnType<typeof graph.getGraphAsync>;
       return (await getGraph({ xray })).toJSON() as Record<string, unknown>;
     },
-
-    /** The assistant a run uses (the default graph's when none is named), with its graph's id. */
-    forRun: (assistantId: string | undefined): Promise<RunAssistant> => resolveRunAssistant({ assistants: store, graphs: deps.graphs }, assistantId),
   };
 }
 

@@ -30,6 +30,8 @@ export const CustomAgentSchema = Type.Object({
   soul: Type.String({ maxLength: 64 * 1024 }),
   created_at: Type.String(),
   updated_at: Type.String(),
+  /** The user who made it; agents from before owners existed are the anonymous user's. */
+  owner: Type.Optional(Type.String()),
 });
 export type CustomAgent = Static<typeof CustomAgentSchema>;
 

@@ -6,6 +6,9 @@
 
 export const KEY_PREFIX = 'warren';
 
+/** The kinds of record that have a per-owner index. */
+export type OwnedKind = 'threads' | 'assistants' | 'crons' | 'agents';
+
 const tag = (threadId: string): string => `${KEY_PREFIX}:{${threadId}}`;
 
 export const keys = {
@@ -14,6 +17,11 @@ export const keys = {
   thread: (threadId: string) => `${tag(threadId)}:thread`,
   /** Sorted set of every thread id, scored by `updated_at` in ms. */
   threadIndex: () => `${KEY_PREFIX}:threads:by-updated`,
+  /**
+   * String: the user who owns the thread. Apart from the record, so that a thread that does not
+   * exist yet can be claimed by its first upload, and read alone on every request that names it.
+   */
+  threadOwner: (threadId: string) => `${tag(threadId)}:owner`,
 
   // ── runs ────────────────────────────────────────────────────────────────────────────────
   /** Hash: one run record. */
@@ -129,6 +137,13 @@ export const keys = {
   channelConversations: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:conversations`,
   /** Hash: run id → where its answer goes (JSON), until the answer is sent; a new holder sends what a dead one owed. */
   channelReplies: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:replies`,
+
+  // ── owners (store/owners.ts) ────────────────────────────────────────────────────────────
+  // One index per user and kind of record, so that a user's search reads only their own ids.
+  // Each is touched by single-key commands only, after the record's own write, like the global
+  // indexes; the tag keeps one user's indexes on one slot.
+  /** Sorted set of the user's records of one kind (`threads` by `updated_at`, the others by `created_at`), in ms. */
+  ownerIndex: (owner: string, kind: OwnedKind) => `${KEY_PREFIX}:{owner:${owner}}:${kind}`,
 
   // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
   /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */
