@@ -103,6 +103,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
   const stores = createStores(redis.command, await storeSettingsFor(config.store));
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, log });
+  const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id) });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
   // Suggestions are worker tasks; the queue and its event reader are opened on the first one.
   let taskQueue: TaskDispatcher | undefined;
@@ -147,14 +148,14 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
     skills: createSkillsService(gatewayDeps, log),
-    uploads: createUploadsService(gatewayDeps, log),
+    uploads: createUploadsService({ ...gatewayDeps, claimThread: recordAccess.claimThread }, log),
     uploadLimits: gatewayDeps.settings.uploads,
-    cleanup: createThreadCleanupService(gatewayDeps.files),
+    cleanup: createThreadCleanupService(gatewayDeps.files, (threadId) => stores.threads.releaseOwner(threadId)),
     tokenUsage: createTokenUsageService(stores),
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks }, log),
-    memory: createMemoryService({ memory: stores.memory, config: config.memory, userId: env.memoryUser ?? DEFAULT_MEMORY_USER }),
+    memory: createMemoryService({ memory: stores.memory, config: config.memory, anonymousUser: env.memoryUser ?? DEFAULT_MEMORY_USER }),
     channels: createChannelsService({
       config: config.channels,
       channels: stores.channels,
@@ -162,7 +163,6 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     }),
   };
   const state = createStateService({ stores, graphs });
-  const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id) });
   const admissionDeps: RunAdmissionDeps = {
     stores,
     graphs,
