@@ -268,8 +268,8 @@ export const AuthConfigSchema = Type.Object(
      * as `$NAME`: a variable that is not set stops the start, so auth never turns off by accident.
      */
     api_keys: Type.Array(Type.Union([ApiKeySchema, UserApiKeySchema]), { default: [] }),
-    /** Bearer JWTs from an OIDC issuer; null: none accepted. */
-    jwt: Type.Union([JwtConfigSchema, Type.Null()], { default: null }),
+    /** Bearer JWTs from an OIDC issuer; absent: none accepted. */
+    jwt: Type.Optional(JwtConfigSchema),
     /**
      * A LangGraph `Auth` instance, as `./path/to/auth.ts:auth` (relative to this file). When set it
      * alone authenticates and authorises; langgraph.json's `auth.path` lands here.
