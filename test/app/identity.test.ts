@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK, type JWTPayload } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { matchesAccessFilter } from '../../src/auth/access.js';
 import { authenticatorFor } from '../../src/auth/authenticator.js';
 import type { Identity } from '../../src/auth/identity.js';
 import { parseAppConfig } from '../../src/config/load-config.js';
@@ -304,6 +305,19 @@ describe("a custom auth module's handlers, as the AccessPolicy", () => {
     expect(await policy.check({ identity: alice, resource: 'store', action: 'put', value: {} })).toBeNull();
     // `*` answers true: allowed, no filter.
     expect(await policy.check({ identity: bob, resource: 'assistants', action: 'read', value: {} })).toBeNull();
+  });
+
+  it("reads a handler's filter as LangGraph does: equality, $eq and $contains", () => {
+    const metadata = { owner: 'alice', tags: ['a', 'b'], n: 1 };
+    expect(matchesAccessFilter(metadata, null)).toBe(true);
+    expect(matchesAccessFilter(metadata, { owner: 'alice', n: 1 })).toBe(true);
+    expect(matchesAccessFilter(metadata, { owner: 'bob' })).toBe(false);
+    expect(matchesAccessFilter(metadata, { owner: { $eq: 'alice' } })).toBe(true);
+    expect(matchesAccessFilter(metadata, { tags: { $contains: 'a' } })).toBe(true);
+    expect(matchesAccessFilter(metadata, { tags: { $contains: ['a', 'b'] } })).toBe(true);
+    expect(matchesAccessFilter(metadata, { tags: { $contains: ['a', 'c'] } })).toBe(false);
+    expect(matchesAccessFilter(metadata, { owner: { $contains: 'a' } })).toBe(false);
+    expect(matchesAccessFilter(undefined, { owner: 'alice' })).toBe(false);
   });
 
   it('refuses configurations that cannot work, at start', async () => {
