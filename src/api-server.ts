@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import { createRecordAccess } from './auth/record-access.js';
 import { buildApp, type HttpTimeouts } from './app.js';
+import { authenticatorFor } from './auth/authenticator.js';
 import type { AppConfig } from './config/app-config.schemas.js';
 import type { EnvConfig } from './config/env.js';
 import type { LoadedConfig } from './config/load-config.js';
@@ -48,6 +49,7 @@ import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { DEFAULT_MEMORY_USER } from './store/memory-store.js';
+import { rateLimitBacking } from './store/rate-limit.js';
 import { createStores } from './store/stores.js';
 import { RedisStore } from './store/langgraph-store.js';
 import { storeSettingsFor } from './store/store-embeddings.js';
@@ -94,8 +96,9 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
 
 export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream, fileLocks, streamBlockMs }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
-  const apiKeys = [...(env.apiKeys ?? []), ...config.auth.api_keys];
-  const secrets = configSecrets(config, process.env, apiKeys);
+  const secrets = configSecrets(config, process.env, env.apiKeys ?? []);
+  // Before Redis: a custom auth module that fails to load stops the start with nothing to close.
+  const auth = await authenticatorFor(config.auth, env.apiKeys ?? [], dir);
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
   const redis = connectRedis(env.redisUrl, 'api', log, { failFast: true });
   // Collectors read Redis: while it is away, every scrape would fail the same way.
@@ -133,6 +136,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   });
   const gatewayDeps = {
     config,
+    access: auth.policy,
     files: createThreadFiles(env.home),
     uploadsLock: locks.threadUploads,
     extensions: createExtensionsStore(env.extensionsConfigPath, locks.extensionsConfig),
@@ -186,7 +190,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     logLevel: env.logLevel,
     ...(logStream ? { logStream } : {}),
     ...(timeouts ? { timeouts } : {}),
-    apiKeys,
+    auth,
+    rateLimits: { config: config.rate_limits, backing: rateLimitBacking(redis.command) },
     logSecrets: secrets,
     redisReady: () => redis.command.status === 'ready',
     draining: () => closing !== undefined,
@@ -200,6 +205,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       follow: createRunFollow({ hub, metrics }),
       store: createStoreService(stores.items),
       graphs,
+      access: auth.policy,
       settings: {
         heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,
         keepAliveMs: keepAliveMs ?? 1000,

@@ -12,6 +12,11 @@ export const IdentitySchema = Type.Object({
   role: Type.Union([Type.Literal('user'), Type.Literal('admin')]),
   /** Free-form permissions from the authenticator (LangGraph's `permissions`), passed to access handlers. */
   permissions: Type.Array(Type.String()),
+  /**
+   * What a custom auth module's `authenticate` answered beyond `identity`, `permissions` and
+   * `role` (`display_name`, `org_id`…): its access handlers see them on `user`, as in LangGraph.
+   */
+  details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
 });
 export type Identity = Static<typeof IdentitySchema>;
 

@@ -15,7 +15,7 @@ export const PROVIDER_KEY_VARIABLES = {
 const KEY_VARIABLES = [...Object.values(PROVIDER_KEY_VARIABLES).filter((name) => name !== null), 'TAVILY_API_KEY'];
 
 export function configSecrets(config: AppConfig, env: NodeJS.ProcessEnv, apiKeys: readonly string[] = []): string[] {
-  const values = new Set<string>([...apiKeys, ...config.auth.api_keys]);
+  const values = new Set<string>([...apiKeys, ...config.auth.api_keys.map((entry) => (typeof entry === 'string' ? entry : entry.key))]);
   const add = (value: string | undefined) => {
     if (value) values.add(value);
   };

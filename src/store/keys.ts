@@ -12,6 +12,10 @@ export type OwnedKind = 'threads' | 'assistants' | 'crons' | 'agents';
 const tag = (threadId: string): string => `${KEY_PREFIX}:{${threadId}}`;
 
 export const keys = {
+  // ── rate limits ─────────────────────────────────────────────────────────────────────────
+  /** Prefix of @fastify/rate-limit's counters (String, with a TTL of the window): `<prefix><user or ip>`. */
+  rateLimitPrefix: () => `${KEY_PREFIX}:rate-limit:`,
+
   // ── threads ─────────────────────────────────────────────────────────────────────────────
   /** Hash: the thread record. */
   thread: (threadId: string) => `${tag(threadId)}:thread`,

@@ -9,7 +9,8 @@ import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEnvConfig } from '../../src/config/env.js';
 import { parseAppConfig } from '../../src/config/load-config.js';
-import { createKeyMatcher } from '../../src/http/plugins/auth.js';
+import { createKeyLookup } from '../../src/auth/api-keys.js';
+import { ANONYMOUS } from '../../src/auth/identity.js';
 import { rawRequest } from '../gateway/gateway-app.js';
 import { startStack, type Stack } from '../support/stack.js';
 
@@ -246,10 +247,14 @@ describe('without API keys (the default)', () => {
 
 describe('key configuration', () => {
   it('matches only the configured keys, whatever the lengths', () => {
-    const matches = createKeyMatcher(['a'.repeat(16), 'b'.repeat(40)]);
-    expect(matches('a'.repeat(16))).toBe(true);
-    expect(matches('b'.repeat(40))).toBe(true);
-    for (const wrong of ['', 'a', 'a'.repeat(15), 'a'.repeat(17), 'b'.repeat(39), 'c'.repeat(1000)]) expect(matches(wrong)).toBe(false);
+    const alice = { user: 'alice', role: 'user' as const, permissions: [] };
+    const lookup = createKeyLookup([
+      { key: 'a'.repeat(16), identity: ANONYMOUS },
+      { key: 'b'.repeat(40), identity: alice },
+    ]);
+    expect(lookup('a'.repeat(16))).toBe(ANONYMOUS);
+    expect(lookup('b'.repeat(40))).toBe(alice);
+    for (const wrong of ['', 'a', 'a'.repeat(15), 'a'.repeat(17), 'b'.repeat(39), 'c'.repeat(1000)]) expect(lookup(wrong)).toBeNull();
   });
 
   it('reads WARREN_API_KEYS as a comma-separated list, and never echoes a rejected key', () => {
