@@ -110,9 +110,8 @@ describe('threads and runs', () => {
   beforeAll(async () => {
     mine = (await sdk.alice.threads.create({ metadata: { label } })).thread_id;
     theirs = (await sdk.bob.threads.create({ metadata: { label } })).thread_id;
-    const created = await sdk.alice.runs.create(mine, 'echo', { input: { messages: [{ role: 'user', content: 'hi' }] } });
-    run = created.run_id;
-    await sdk.alice.runs.join(mine, run);
+    await sdk.alice.runs.wait(mine, 'echo', { input: { messages: [{ role: 'user', content: 'hi' }] } });
+    run = ((await call('alice', 'GET', lg(`/threads/${mine}/runs`))).json as { runs: Array<{ run_id: string }> }).runs[0]?.run_id as string;
   }, 60_000);
 
   it("answers 404 for every route under another user's thread, and never 403", async () => {
@@ -183,7 +182,8 @@ describe('threads and runs', () => {
   });
 
   it("makes a stateless run's thread the caller's, and keeps its join from others", async () => {
-    const created = await sdk.bob.runs.create(null, 'echo', { input: { messages: [{ role: 'user', content: 'x' }] }, onCompletion: 'keep' } as never);
+    const answer = await call('bob', 'POST', lg('/runs'), { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'x' }] }, on_completion: 'keep' });
+    const created = answer.json as { run_id: string; thread_id: string };
     await sdk.bob.runs.join(created.thread_id, created.run_id);
     expect(await status('alice', 'GET', lg(`/runs/${created.run_id}/stream`))).toBe(404);
     expect(await status('alice', 'GET', lg(`/threads/${created.thread_id}`))).toBe(404);
