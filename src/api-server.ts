@@ -106,7 +106,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
   const stores = createStores(redis.command, await storeSettingsFor(config.store));
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, log });
-  const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id) });
+  const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id), policy: auth.policy });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
   // Suggestions are worker tasks; the queue and its event reader are opened on the first one.
   let taskQueue: TaskDispatcher | undefined;
@@ -136,7 +136,6 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   });
   const gatewayDeps = {
     config,
-    access: auth.policy,
     files: createThreadFiles(env.home),
     uploadsLock: locks.threadUploads,
     extensions: createExtensionsStore(env.extensionsConfigPath, locks.extensionsConfig),
@@ -176,9 +175,9 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     webhooksAllowPrivate: config.webhooks.allow_private_networks,
   };
   const cronScheduler = createCronScheduler(redis.queueOptions, env.queueName, log);
-  const crons = createCronsService({ stores, admission: createRunAdmission(admissionDeps), scheduler: cronScheduler });
-  const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId) });
-  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId) });
+  const crons = createCronsService({ stores, admission: createRunAdmission(admissionDeps), scheduler: cronScheduler, access: auth.policy });
+  const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId), access: auth.policy });
+  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy });
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
   const app = await buildApp({
@@ -200,12 +199,11 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       assistants,
       threads,
       state,
-      runs: createRunsService({ ...admissionDeps, access: recordAccess }),
+      runs: createRunsService({ ...admissionDeps, access: recordAccess, policy: auth.policy }),
       crons,
       follow: createRunFollow({ hub, metrics }),
-      store: createStoreService(stores.items),
+      store: createStoreService(stores.items, auth.policy),
       graphs,
-      access: auth.policy,
       settings: {
         heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,
         keepAliveMs: keepAliveMs ?? 1000,

@@ -60,3 +60,18 @@ export function matchesAccessFilter(metadata: Readonly<Record<string, unknown>> 
   }
   return true;
 }
+
+/**
+ * Asks the handlers about creating a record: a refusal throws; the answer is the metadata as the
+ * handlers left it (LangGraph lets a `create` handler stamp its own keys on the record).
+ */
+export async function checkCreate(
+  policy: AccessPolicy,
+  identity: Identity,
+  resource: AccessResource,
+  value: Record<string, unknown> & { metadata?: Record<string, unknown> | null },
+): Promise<Record<string, unknown>> {
+  const asked = { ...value, metadata: { ...(value.metadata ?? {}) } };
+  await policy.check({ identity, resource, action: 'create', value: asked });
+  return asked.metadata;
+}

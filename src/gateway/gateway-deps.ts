@@ -2,7 +2,6 @@
 // the file stores, the guard on a thread's uploads, the conversion pool and a way to tell every
 // process that extensions_config.json changed. No Redis client: the root wires the locks and the
 // announcement. The route plugins see only the services (gateway.plugin.ts).
-import type { AccessPolicy } from '../auth/access.js';
 import type { AppConfig } from '../config/app-config.schemas.js';
 import type { WriteGuard } from '../config/atomic-file.js';
 import type { ExtensionsStore } from '../config/extensions.js';
@@ -36,8 +35,6 @@ export interface GatewaySettings {
 
 export interface GatewayDeps {
   config: AppConfig;
-  /** The custom auth module's access handlers (OPEN_ACCESS without one). */
-  access: AccessPolicy;
   files: ThreadFiles;
   /** Serialises changes to one thread's uploads and their index across every API process. */
   uploadsLock: (threadId: string) => WriteGuard;

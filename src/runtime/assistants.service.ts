@@ -1,5 +1,6 @@
 // Assistants: each configured graph's system assistant (id = graph id, read-only, never stored),
 // and assistants clients create in Redis, with versions. Runs resolve their assistant here.
+import { checkCreate, matchesAccessFilter, type AccessPolicy } from '../auth/access.js';
 import { mayReach, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors.js';
@@ -25,6 +26,8 @@ export interface AssistantsServiceDeps {
   graphs: Pick<GraphRegistry, 'has' | 'ids' | 'load'>;
   /** Deletes a thread with its runs and checkpoints (DELETE with `delete_threads`). */
   removeThread(threadId: string): Promise<void>;
+  /** A custom auth module's handlers (OPEN_ACCESS: none). */
+  access: AccessPolicy;
 }
 
 /** Concurrent writers retry their compare-and-set; this many lost races in a row is a conflict. */
@@ -85,13 +88,15 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
 
   async function matching(filter: AssistantCount, caller: Identity): Promise<Assistant[]> {
     const name = filter.name?.toLowerCase();
+    const accessFilter = await deps.access.check({ identity: caller, resource: 'assistants', action: 'search', value: { ...filter } });
     // System assistants are everyone's; stored ones the caller's own (an admin's: all).
     const all = [...deps.graphs.ids().map(systemAssistant), ...(await store.all(ownerFilter(caller).owner))];
     return all.filter(
       (a) =>
         (!filter.graph_id || a.graph_id === filter.graph_id) &&
         (!name || a.name.toLowerCase().includes(name)) &&
-        (!filter.metadata || matchesFilter(a.metadata, filter.metadata)),
+        (!filter.metadata || matchesFilter(a.metadata, filter.metadata)) &&
+        matchesAccessFilter(a.metadata, accessFilter),
     );
   }
 
@@ -109,6 +114,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       requireGraph(body.graph_id);
       const id = body.assistant_id ?? randomUUID();
       const ifExists = body.if_exists ?? 'raise';
+      const metadata = await checkCreate(deps.access, caller, 'assistants', { ...body, assistant_id: id });
       const now = nowIso();
       const assistant: Assistant = {
         assistant_id: id,
@@ -117,7 +123,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
         description: body.description ?? null,
         config: body.config ?? {},
         context: body.context ?? {},
-        metadata: body.metadata ?? {},
+        metadata,
         version: 1,
         created_at: now,
         updated_at: now,

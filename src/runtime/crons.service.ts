@@ -1,6 +1,7 @@
 // Crons: create (on a thread, or stateless), search, count, patch, delete. The record lives in
 // Redis (store/crons.ts); its BullMQ job scheduler fires the ticks, which workers turn into runs
 // (src/admission/cron-tick.ts). Here a cron is checked, stored, and its scheduler kept in step.
+import { checkCreate, matchesAccessFilter, type AccessPolicy } from '../auth/access.js';
 import { ANONYMOUS_USER, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -18,6 +19,8 @@ export interface CronsServiceDeps {
   /** Checks a cron's run payload as a run's body would be checked, without making a run. */
   admission: Pick<RunAdmission, 'check'>;
   scheduler: Pick<CronScheduler, 'sync' | 'remove'>;
+  /** A custom auth module's handlers (OPEN_ACCESS: none). */
+  access: AccessPolicy;
 }
 
 /** Rounds of re-reading a cron after syncing its scheduler, while other writers keep changing it. */
@@ -93,13 +96,19 @@ export function createCronsService(deps: CronsServiceDeps) {
   }
 
   async function matching(filter: CronCount & { enabled?: boolean }, caller: Identity): Promise<Cron[]> {
+    const accessFilter = await deps.access.check({ identity: caller, resource: 'crons', action: 'search', value: { ...filter } });
     const all = await crons.list({
       ...ownerFilter(caller),
       ...(filter.assistant_id ? { assistantId: filter.assistant_id } : {}),
       ...(filter.thread_id ? { threadId: filter.thread_id } : {}),
     });
     return all
-      .filter((c) => (filter.enabled === undefined || c.enabled === filter.enabled) && (!filter.metadata || matchesFilter(c.metadata, filter.metadata)))
+      .filter(
+        (c) =>
+          (filter.enabled === undefined || c.enabled === filter.enabled) &&
+          (!filter.metadata || matchesFilter(c.metadata, filter.metadata)) &&
+          matchesAccessFilter(c.metadata, accessFilter),
+      )
       .map(withNextRun);
   }
 
@@ -107,6 +116,7 @@ export function createCronsService(deps: CronsServiceDeps) {
     async create(threadId: string | null, body: CronCreate, caller: Identity): Promise<Cron> {
       if (threadId !== null) await threads.require(threadId);
       refuseOnRunCompleted(threadId, body.on_run_completed);
+      const metadata = await checkCreate(deps.access, caller, 'crons', { ...body, thread_id: threadId });
       const timezone = body.timezone ?? null;
       checkSchedule({ schedule: body.schedule, timezone });
       const now = nowIso();
@@ -121,7 +131,7 @@ export function createCronsService(deps: CronsServiceDeps) {
         payload: payloadWith({}, body),
         // LangGraph's field for the cron's owner: null in an open deployment, as before users.
         user_id: caller.user === ANONYMOUS_USER ? null : caller.user,
-        metadata: body.metadata ?? {},
+        metadata,
         enabled: body.enabled ?? true,
         created_at: now,
         updated_at: now,

@@ -1,6 +1,7 @@
 // Runs: creation (admitted by src/admission/), get, list, cancel, delete. Following a run's
 // event stream is run-follow.ts. The route files only translate HTTP; what a run means lives here.
 import type { Identity } from '../auth/identity.js';
+import type { AccessPolicy } from '../auth/access.js';
 import type { RecordAccess } from '../auth/record-access.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { createRunAdmission, type AdmittedRun, type RunAdmissionDeps } from '../admission/admit-run.js';
@@ -14,6 +15,8 @@ export type CreatedRun = AdmittedRun;
 export interface RunsServiceDeps extends RunAdmissionDeps {
   /** Bulk cancels name runs by id or status: only the caller's are theirs to cancel. */
   access: Pick<RecordAccess, 'requireThread' | 'reachesThread'>;
+  /** A custom auth module's handlers, asked about stateless runs (a thread's runs pass the route gate). */
+  policy: AccessPolicy;
 }
 
 export function createRunsService(deps: RunsServiceDeps) {
@@ -69,7 +72,10 @@ export function createRunsService(deps: RunsServiceDeps) {
       for (const { threadId, runId } of targets) await stop(threadId, runId, action);
     },
 
-    create: (threadId: string | null, body: RunCreate, caller: Identity): Promise<CreatedRun> => admission.admit(threadId, body, caller),
+    async create(threadId: string | null, body: RunCreate, caller: Identity): Promise<CreatedRun> {
+      if (threadId === null) await deps.policy.check({ identity: caller, resource: 'threads', action: 'create_run', value: { ...body, thread_id: null } });
+      return admission.admit(threadId, body, caller);
+    },
 
     async get(threadId: string, runId: string) {
       await threads.require(threadId);

@@ -1,7 +1,6 @@
 // What the runtime route group is handed by the composition root: services built once, never
 // the stores or a Redis client. runtime.plugin.ts gives each route plugin only its part.
 import type { GraphRegistry } from '../../graphs/registry.js';
-import type { AccessPolicy } from '../auth/access.js';
 import type { AssistantsService } from './assistants.service.js';
 import type { CronsService } from './crons.service.js';
 import type { RunFollow } from './run-follow.js';
@@ -25,7 +24,5 @@ export interface RuntimeDeps {
   follow: RunFollow;
   store: StoreService;
   graphs: GraphRegistry;
-  /** The custom auth module's access handlers (OPEN_ACCESS without one), for the services to consult. */
-  access: AccessPolicy;
   settings: RuntimeSettings;
 }

@@ -1,5 +1,6 @@
 // The long-term store over HTTP: checks what the schemas cannot say (labels, filters, whether
 // semantic search is configured) and hands the rest to the item store that graphs also use.
+import { OPEN_ACCESS, type AccessAction, type AccessPolicy } from '../auth/access.js';
 import { isAdmin, type Identity } from '../auth/identity.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { checkStoreFilter } from '../store/store-filter.js';
@@ -40,19 +41,33 @@ function ownPrefix(caller: Identity, prefix: readonly string[]): string[] | null
   return null;
 }
 
-export function createStoreService(items: ItemStore) {
+/**
+ * Asks the custom handlers about a store call (a refusal throws). LangGraph lets a store handler
+ * rewrite the namespace (to put it under the user, say): the namespace the call goes on with.
+ */
+async function namespaceAfterHandlers(access: AccessPolicy, caller: Identity, action: AccessAction, value: Record<string, unknown> & { namespace: string[] }): Promise<string[]> {
+  const asked = { ...value, namespace: [...value.namespace] };
+  await access.check({ identity: caller, resource: 'store', action, value: asked });
+  if (!Array.isArray(asked.namespace) || asked.namespace.some((label) => typeof label !== 'string')) {
+    throw new Error(`The auth handler for store:${action} left a namespace that is not a list of strings.`);
+  }
+  return asked.namespace;
+}
+
+export function createStoreService(items: ItemStore, access: AccessPolicy = OPEN_ACCESS) {
   return {
     async put(body: StorePut, caller: Identity): Promise<void> {
-      checkNamespace('namespace', body.namespace);
-      requireOwn(caller, body.namespace);
-      await items.put(body.namespace, body.key, body.value, {
+      const namespace = await namespaceAfterHandlers(access, caller, 'put', { ...body });
+      checkNamespace('namespace', namespace);
+      requireOwn(caller, namespace);
+      await items.put(namespace, body.key, body.value, {
         ...(body.index === undefined ? {} : { index: body.index }),
         ...(body.ttl === undefined ? {} : { ttlMinutes: body.ttl }),
       });
     },
 
     async get(query: StoreGetQuery, caller: Identity): Promise<StoreItem | null> {
-      const namespace = query.namespace ? query.namespace.split('.') : [];
+      const namespace = await namespaceAfterHandlers(access, caller, 'get', { namespace: query.namespace ? query.namespace.split('.') : [], key: query.key });
       checkNamespace('namespace', namespace);
       // Absent, as LangGraph answers a missing item.
       if (ownRoot(caller) !== null && namespace[0] !== ownRoot(caller)) return null;
@@ -60,15 +75,16 @@ export function createStoreService(items: ItemStore) {
     },
 
     async remove(body: StoreDelete, caller: Identity): Promise<void> {
-      const namespace = body.namespace ?? [];
+      const namespace = await namespaceAfterHandlers(access, caller, 'delete', { namespace: body.namespace ?? [], key: body.key });
       checkNamespace('namespace', namespace);
       requireOwn(caller, namespace);
       await items.delete(namespace, body.key);
     },
 
     async search(body: StoreSearch, caller: Identity): Promise<{ items: StoreItem[] }> {
-      checkNamespace('namespace_prefix', body.namespace_prefix ?? [], { empty: true });
-      const prefix = ownPrefix(caller, body.namespace_prefix ?? []);
+      const asked = await namespaceAfterHandlers(access, caller, 'search', { ...body, namespace: body.namespace_prefix ?? [] });
+      checkNamespace('namespace_prefix', asked, { empty: true });
+      const prefix = ownPrefix(caller, asked);
       if (prefix === null) return { items: [] };
       if (body.filter) checkStoreFilter(body.filter);
       if (body.query && !items.settings.index) {
@@ -87,7 +103,7 @@ export function createStoreService(items: ItemStore) {
     async namespaces(body: StoreNamespaces, caller: Identity): Promise<{ namespaces: string[][] }> {
       if (body.prefix) checkNamespace('prefix', body.prefix, { wildcard: true });
       if (body.suffix) checkNamespace('suffix', body.suffix, { wildcard: true });
-      const prefix = ownPrefix(caller, body.prefix ?? []);
+      const prefix = ownPrefix(caller, await namespaceAfterHandlers(access, caller, 'list_namespaces', { ...body, namespace: body.prefix ?? [] }));
       if (prefix === null) return { namespaces: [] };
       const found = await items.listNamespaces({
         limit: body.limit,

@@ -1,6 +1,7 @@
 // Threads: create, read, patch, delete (with their runs and checkpoints), search.
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors.js';
+import { checkCreate, type AccessPolicy } from '../auth/access.js';
 import { ownerFilter, type Identity } from '../auth/identity.js';
 import type { Thread } from '../store/records.js';
 import type { Stores } from '../store/stores.js';
@@ -14,6 +15,8 @@ export interface ThreadsServiceDeps {
   state: Pick<StateService, 'bulkUpdate'>;
   /** Deletes the thread's crons (and their schedulers) with the thread. */
   removeCrons(threadId: string): Promise<void>;
+  /** A custom auth module's handlers (OPEN_ACCESS: none). */
+  access: AccessPolicy;
 }
 
 /** Threads live until deleted: a time-to-live would need a sweeper Warren does not run. */
@@ -41,9 +44,10 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     async create(body: ThreadCreate, identity: Identity): Promise<Thread> {
       refuseTtl(body.ttl);
       const threadId = body.thread_id ?? randomUUID();
+      const metadata = await checkCreate(deps.access, identity, 'threads', { thread_id: threadId, metadata: body.metadata ?? {}, if_exists: body.if_exists ?? 'raise' });
       const supersteps = body.supersteps ?? [];
       const existed = supersteps.length > 0 && (await threads.get(threadId)) !== null;
-      const thread = await threads.create({ threadId, metadata: body.metadata ?? {}, ifExists: body.if_exists ?? 'raise', owner: identity.user });
+      const thread = await threads.create({ threadId, metadata, ifExists: body.if_exists ?? 'raise', owner: identity.user });
       if (supersteps.length === 0 || existed) return thread;
       try {
         await deps.state.bulkUpdate(threadId, supersteps);
@@ -75,15 +79,18 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     },
 
     async count(body: ThreadCount, identity: Identity): Promise<number> {
-      const { total } = await threads.search({ ...body, ...ownerFilter(identity), limit: 1, offset: 0, sort_by: 'updated_at', sort_order: 'desc' });
+      const accessFilter = await deps.access.check({ identity, resource: 'threads', action: 'search', value: { ...body } });
+      const { total } = await threads.search({ ...body, ...ownerFilter(identity), ...(accessFilter ? { accessFilter } : {}), limit: 1, offset: 0, sort_by: 'updated_at', sort_order: 'desc' });
       return total;
     },
 
     remove,
 
     async search(body: ThreadSearch, identity: Identity): Promise<{ threads: Partial<Thread>[]; total: number }> {
+      const accessFilter = await deps.access.check({ identity, resource: 'threads', action: 'search', value: { ...body } });
       const result = await threads.search({
         ...ownerFilter(identity),
+        ...(accessFilter ? { accessFilter } : {}),
         ...(body.metadata ? { metadata: body.metadata } : {}),
         ...(body.values ? { values: body.values } : {}),
         ...(body.status ? { status: body.status } : {}),

@@ -1,5 +1,6 @@
 // ThreadStore: thread records and the thread index. Knows Redis, not HTTP.
 import type { Redis } from 'ioredis';
+import { matchesAccessFilter, type AccessFilter } from '../auth/access.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
 import { createOwnerIndex } from './owners.js';
@@ -18,6 +19,8 @@ export interface ThreadSearch {
   sort_order: 'asc' | 'desc';
   /** Only this user's threads (read from their own index). */
   owner?: string;
+  /** A custom auth handler's filter on metadata (LangGraph's operators). */
+  accessFilter?: AccessFilter;
 }
 
 /** Who holds a thread id, and whether its record exists (an upload claims an id before its thread is made). */
@@ -161,6 +164,7 @@ export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCa
         if (!thread) continue;
         if (query.status && thread.status !== query.status) continue;
         if (query.metadata && !matchesFilter(thread.metadata, query.metadata)) continue;
+        if (query.accessFilter && !matchesAccessFilter(thread.metadata, query.accessFilter)) continue;
         if (query.values && !matchesFilter(thread.values ?? {}, query.values)) continue;
         threads.push(thread);
       }

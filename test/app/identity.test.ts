@@ -221,8 +221,11 @@ describe('API keys and JWTs', () => {
     expect(await upgradeStatus(url, {})).toBe(401);
     expect(await upgradeStatus(url, { authorization: `Bearer ${token}x` })).toBe(401);
     expect(await upgradeStatus(url, { 'x-api-key': 'not-a-key-not-a-key' })).toBe(401);
-    expect(await upgradeStatus(url, { authorization: `Bearer ${token}` })).toBe(101);
+    // A valid token of another user is refused too, as the thread is alice's (404, as for any id one cannot reach).
+    expect(await upgradeStatus(url, { authorization: `Bearer ${token}` })).toBe(404);
     expect(await upgradeStatus(url, { 'x-api-key': ALICE })).toBe(101);
+    const own = await new Client({ apiUrl: stack.apiUrl, apiKey: null, defaultHeaders: { authorization: `Bearer ${token}` } }).threads.create();
+    expect(await upgradeStatus(`${stack.apiUrl}/threads/${own.thread_id}/runs/stream`, { authorization: `Bearer ${token}` })).toBe(101);
   });
 });
 

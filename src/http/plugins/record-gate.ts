@@ -5,6 +5,7 @@
 // they name no one's record, so there is nothing to hide.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAdmin } from '../../auth/identity.js';
+import type { AccessAction } from '../../auth/access.js';
 import type { RecordAccess } from '../../auth/record-access.js';
 import { ForbiddenError } from '../../errors.js';
 
@@ -12,6 +13,26 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Changes the deployment's own configuration: admins only. */
     admin?: boolean;
+  }
+}
+
+/** What a route does to the record it names, in LangGraph's action names (custom auth handlers are keyed by them). */
+export function actionOf(request: FastifyRequest): AccessAction {
+  const route = request.routeOptions.url ?? '';
+  // Starting a run on a thread (a POST, or the first message of a WebSocket) is LangGraph's `create_run`.
+  if (/\/runs(\/stream|\/wait|\/crons)?$/.test(route) && (request.method === 'POST' || request.headers.upgrade !== undefined)) return 'create_run';
+  switch (request.method) {
+    case 'GET':
+    case 'HEAD':
+      return 'read';
+    case 'DELETE':
+      return 'delete';
+    case 'POST':
+      // Reads that take a body.
+      if (/\/(history|copy|search|state\/checkpoint|versions)$/.test(route)) return 'read';
+      return 'update';
+    default:
+      return 'update';
   }
 }
 
@@ -25,7 +46,7 @@ export function registerRecordGate(app: FastifyInstance, access: RecordAccess): 
     if (!params) return;
     for (const [param, check] of checks) {
       const id = params[param];
-      if (typeof id === 'string') await check(request.identity, id);
+      if (typeof id === 'string') await check(request.identity, id, actionOf(request));
     }
   });
 }
