@@ -55,6 +55,12 @@ export interface ChatMessagesDeps {
   log: Logger;
 }
 
+/** `/name` (or `/name@bot`) at the start of a text, lower-cased; null for any other text. */
+export function commandOf(text: string | undefined): string | null {
+  const match = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s|$)/.exec(text ?? '');
+  return match ? (match[1] as string).toLowerCase() : null;
+}
+
 const mib = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
 
 export function createChatMessages(deps: ChatMessagesDeps) {
@@ -113,6 +119,8 @@ export function createChatMessages(deps: ChatMessagesDeps) {
             // A refusal (assistant gone, a file over a limit) will not change by trying again: say why.
             if (err instanceof WarrenError && err.statusCode < 500) return `Sorry, that did not work: ${err.message}`;
             if (err instanceof FileTooLargeError) return `That file is too large: files up to ${mib(fileLimit)} are accepted.`;
+            // The platform refused for good (a file it will not hand over): say so rather than try forever.
+            if (!signal.aborted && !retry.isRetryable(err)) return `Sorry, that did not work: ${err instanceof Error ? err.message : String(err)}`;
             throw err;
           }
         },

@@ -1,12 +1,8 @@
 // How an answer reaches a Telegram chat (workers/channels/streamed-answers.ts): messages of up to
 // 4096 characters, sent as replies and edited with editMessageText (which refuses an edit that
 // changes nothing as "not modified"), files as documents.
-import type { Logger } from 'pino';
-import type { ThreadFiles } from '../../src/store/thread-files.js';
-import type { AnswerSink } from './run-answers.js';
-import { createStreamedAnswers, type ChatPoster } from './streamed-answers.js';
+import type { ChatPoster } from './streamed-answers.js';
 import { TelegramError, type TelegramApi } from './telegram-api.js';
-import { telegramRetry } from './telegram-retry.js';
 
 export const TELEGRAM_TEXT_LIMIT = 4096;
 
@@ -22,15 +18,3 @@ export function telegramPoster(api: TelegramApi): ChatPoster {
     unchanged: notModified,
   };
 }
-
-export interface TelegramAnswersDeps {
-  api: TelegramApi;
-  files: Pick<ThreadFiles, 'resolveVirtual'>;
-  editIntervalMs: number;
-  /** Aborts when the connection is dropped: retries stop, the answer stays owed. */
-  signal: AbortSignal;
-  log: Logger;
-}
-
-export const createTelegramAnswers = (deps: TelegramAnswersDeps): AnswerSink =>
-  createStreamedAnswers({ ...deps, poster: telegramPoster(deps.api), retry: telegramRetry });

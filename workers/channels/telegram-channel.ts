@@ -8,7 +8,7 @@ import type { TelegramChannelConfig } from '../../src/config/app-config.schemas.
 import type { ChannelStore } from '../../src/store/channels.js';
 import { fileNameProblem, type ThreadFiles } from '../../src/store/thread-files.js';
 import type { UploadWriter } from '../../src/uploads/thread-uploads.js';
-import { createChatMessages, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
+import { commandOf, createChatMessages, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
 import type { ChatRuns } from './chat-runs.js';
 import type { RunAnswers } from './run-answers.js';
 import type { TelegramApi, TelegramMessage, TelegramUpdate } from './telegram-api.js';
@@ -42,12 +42,6 @@ function attachmentOf(api: TelegramApi, message: TelegramMessage): IncomingAttac
   const photo = message.photo?.at(-1);
   if (photo) return { filename: `photo-${photo.file_unique_id}.jpg`, size: photo.file_size ?? null, download: download(photo.file_id) };
   return null;
-}
-
-/** `/name` or `/name@bot` at the start of a text, lower-cased; null for any other text. */
-export function commandOf(text: string | undefined): string | null {
-  const match = /^\/([A-Za-z0-9_]+)(?:@\w+)?(?:\s|$)/.exec(text ?? '');
-  return match ? (match[1] as string).toLowerCase() : null;
 }
 
 export function createTelegramConnection(deps: TelegramConnectionDeps) {
