@@ -21,6 +21,8 @@ export async function slackEventsRoutes(app: FastifyInstance, deps: { slackEvent
       schema: {
         tags,
         summary: "Slack's Events API requests (signed), for channels.slack",
+        // No API key: Slack cannot send one; the signature is the check.
+        security: [],
         headers: SlackEventsHeadersSchema,
         response: { 200: SlackEventsReplySchema, 401: ErrorSchema, 415: ErrorSchema, ...errorResponses },
       },

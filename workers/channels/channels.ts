@@ -17,10 +17,11 @@ import { createFileLocks } from '../../src/store/file-locks.js';
 import { isRunSettled } from '../../src/store/records.js';
 import { createRunStreamHub } from '../../src/store/run-stream-hub.js';
 import type { Stores } from '../../src/store/stores.js';
-import { createThreadFiles, type ThreadFiles } from '../../src/store/thread-files.js';
+import { createThreadFiles } from '../../src/store/thread-files.js';
 import { conversionLimits } from '../../src/uploads/conversion-limits.js';
-import { createUploadWriter, type UploadWriter } from '../../src/uploads/thread-uploads.js';
-import { createChatRuns, type ChatRuns } from './chat-runs.js';
+import { createUploadWriter } from '../../src/uploads/thread-uploads.js';
+import type { ConnectionParts } from './chat-messages.js';
+import { createChatRuns } from './chat-runs.js';
 import { startLeaseHolder, type LeaseHolder } from './lease-holder.js';
 import type { Retry } from './retry.js';
 import { createRunAnswers, type RunAnswers } from './run-answers.js';
@@ -60,15 +61,8 @@ interface Platform {
   run(token: string, signal: AbortSignal, answers: RunAnswers): Promise<void>;
 }
 
-/** What every platform's connection is built with. */
-interface Shared {
-  chatRuns: ChatRuns;
-  uploads: UploadWriter;
-  files: ThreadFiles;
-  /** Warren's upload limit for one file. */
-  maxFileBytes: number;
-  log: Logger;
-}
+/** What every platform's connection is built with (its answers come with each connection). */
+type Shared = Omit<ConnectionParts, 'answers'>;
 
 /** A `$NAME` setting's value; null (said in the log and the channel's status) when it is not set. */
 async function secret(deps: ChannelsDeps, channel: ChannelName, key: string, ref: string | undefined, log: Logger): Promise<string | null> {

@@ -30,6 +30,18 @@ export interface IncomingMessage {
   attachments: IncomingAttachment[];
 }
 
+/** What a platform's connection is built with besides its own protocol. */
+export interface ConnectionParts {
+  chatRuns: ChatRuns;
+  /** Follows the runs whose answers this connection sends. */
+  answers: Pick<RunAnswers, 'follow' | 'stopAll'>;
+  uploads: Pick<UploadWriter, 'store'>;
+  files: Pick<ThreadFiles, 'ensureArea'>;
+  /** Warren's upload limit for one file. */
+  maxFileBytes: number;
+  log: Logger;
+}
+
 /** A download refused because the file is over the limit. */
 export class FileTooLargeError extends RefusedError {
   override name = 'FileTooLargeError';

@@ -3,14 +3,9 @@
 // from POST /api/channels/slack/events on any API replica. This worker reads the inbox, handles
 // each event until it is durably a run (or a reply) and only then removes it, fenced by its
 // lease, so an event that was received is never dropped, even when its holder dies mid-way.
-import type { Logger } from 'pino';
 import type { SlackChannelConfig } from '../../src/config/app-config.schemas.js';
 import type { ChannelStore, InboxEntry } from '../../src/store/channels.js';
-import type { ThreadFiles } from '../../src/store/thread-files.js';
-import type { UploadWriter } from '../../src/uploads/thread-uploads.js';
-import { createChatMessages } from './chat-messages.js';
-import type { ChatRuns } from './chat-runs.js';
-import type { RunAnswers } from './run-answers.js';
+import { createChatMessages, type ConnectionParts } from './chat-messages.js';
 import { slackRetry, type SlackApi } from './slack-api.js';
 import { incomingOf, messageEventOf } from './slack-events.js';
 import { runSocketMode } from './slack-socket.js';
@@ -18,7 +13,7 @@ import { runSocketMode } from './slack-socket.js';
 /** How long one read of the inbox waits for an event. */
 const INBOX_WAIT_MS = 2_000;
 
-export interface SlackConnectionDeps {
+export interface SlackConnectionDeps extends ConnectionParts {
   config: SlackChannelConfig;
   api: SlackApi;
   /** The app-level token, for Socket Mode. */
@@ -26,14 +21,6 @@ export interface SlackConnectionDeps {
   store: Pick<ChannelStore, 'report' | 'owed' | 'recordEvent' | 'dropEvent'>;
   /** Waits up to `blockMs` for inbox entries after `after`. */
   waitForInbox(after: string, blockMs: number): Promise<InboxEntry[]>;
-  chatRuns: ChatRuns;
-  /** Follows the runs whose answers this connection sends. */
-  answers: Pick<RunAnswers, 'follow' | 'stopAll'>;
-  uploads: Pick<UploadWriter, 'store'>;
-  files: Pick<ThreadFiles, 'ensureArea'>;
-  /** Warren's upload limit for one file. */
-  maxFileBytes: number;
-  log: Logger;
 }
 
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));

@@ -3,32 +3,20 @@
 // before the offset in Redis moves past it, so a message that was received is never dropped.
 // A poll or a reply that fails for Telegram's sake (no answer, 5xx, 429) is retried with backoff.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Logger } from 'pino';
 import type { TelegramChannelConfig } from '../../src/config/app-config.schemas.js';
 import type { ChannelStore } from '../../src/store/channels.js';
-import { fileNameProblem, type ThreadFiles } from '../../src/store/thread-files.js';
-import type { UploadWriter } from '../../src/uploads/thread-uploads.js';
-import { commandOf, createChatMessages, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
-import type { ChatRuns } from './chat-runs.js';
-import type { RunAnswers } from './run-answers.js';
+import { fileNameProblem } from '../../src/store/thread-files.js';
+import { commandOf, createChatMessages, type ConnectionParts, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
 import type { TelegramApi, TelegramMessage, TelegramUpdate } from './telegram-api.js';
 import { backoffMs, telegramRetry, untilDone } from './telegram-retry.js';
 
 /** The Bot API serves files up to 20 MB to bots (getFile). */
 export const TELEGRAM_DOWNLOAD_LIMIT = 20 * 1000 * 1000;
 
-export interface TelegramConnectionDeps {
+export interface TelegramConnectionDeps extends ConnectionParts {
   config: TelegramChannelConfig;
   api: TelegramApi;
   store: Pick<ChannelStore, 'offset' | 'raiseOffset' | 'report' | 'owed'>;
-  chatRuns: ChatRuns;
-  /** Follows the runs whose answers this connection sends. */
-  answers: Pick<RunAnswers, 'follow' | 'stopAll'>;
-  uploads: Pick<UploadWriter, 'store'>;
-  files: Pick<ThreadFiles, 'ensureArea'>;
-  /** Warren's upload limit for one file. */
-  maxFileBytes: number;
-  log: Logger;
 }
 
 /** The message's file: a document, or the largest size of a photo. */
