@@ -208,6 +208,21 @@ describe('slack channel', () => {
     expect(slack.calls.get('chat.postMessage')).toBeGreaterThan(0);
   });
 
+  it('opens the socket again after an outage (apps.connections.open rate limited meanwhile), and what was sent meanwhile is answered', async () => {
+    const opened = slack.socketsOpened;
+    const asked = slack.calls.get('apps.connections.open') ?? 0;
+    slack.throttle('apps.connections.open', 1, 1);
+    slack.dropSockets();
+    script.lead.push({ content: 'Back after the outage.' });
+    slack.dm(GRACE, 'Did you miss this?');
+    await answerIn(dmOf(GRACE), (t) => t === 'Back after the outage.', 'the answer after the outage');
+    expect(slack.socketsOpened).toBeGreaterThan(opened);
+    // The 429 was one of the tries.
+    expect(slack.calls.get('apps.connections.open')).toBeGreaterThanOrEqual(asked + 2);
+    expect(slack.maxOpenSockets).toBe(1);
+    await waitFor(async () => (await slackStatus())?.connected, 'slack connected again after the outage', 60_000);
+  });
+
   describe('Events API', () => {
     it('answers url_verification with its challenge', async () => {
       const res = await postEvent({ token: 'x', challenge: 'the-challenge-123', type: 'url_verification' });

@@ -63,6 +63,8 @@ export interface FakeSlack {
   mention(channel: string, user: string, text: string, threadTs?: string): Record<string, unknown>;
   /** Delivers an event body as an events_api envelope over Socket Mode (now, or on the next connection). */
   deliver(body: Record<string, unknown>): void;
+  /** Cuts every open socket, as an outage would (no close frame). */
+  dropSockets(): void;
   /** Answers the next `count` calls of a method with 429 and `Retry-After`. */
   throttle(method: string, count: number, retryAfterSeconds: number): void;
   /** Messages posted in a channel (or one thread of it). */
@@ -277,6 +279,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       const body = eventBody(event);
       deliver(body);
       return body;
+    },
+    dropSockets() {
+      for (const socket of sockets) socket.terminate();
     },
     throttle(method, count, retryAfterSeconds) {
       throttled.set(method, { count, retryAfter: retryAfterSeconds });

@@ -39,7 +39,8 @@ export const slackRetry = createRetry({
 const TRANSIENT_CODES = new Set(['ratelimited', 'rate_limited', 'internal_error', 'fatal_error', 'service_unavailable', 'request_timeout']);
 
 /** The client's errors, as SlackErrors that tell whether to try again. */
-function slackError(method: string, err: unknown): SlackError {
+export function slackError(method: string, err: unknown): SlackError {
+  if (err instanceof SlackError) return err;
   const e = err as { code?: unknown; retryAfter?: unknown; statusCode?: unknown; data?: { error?: unknown } };
   switch (e?.code) {
     case ErrorCode.RateLimitedError:

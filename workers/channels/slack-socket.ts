@@ -8,7 +8,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { SocketModeClient } from '@slack/socket-mode';
 import type { Logger } from 'pino';
-import { slackClientOptions, slackLogger, slackRetry } from './slack-api.js';
+import { slackClientOptions, slackError, slackLogger, slackRetry } from './slack-api.js';
 
 export interface SocketModeDeps {
   appToken: string;
@@ -74,7 +74,8 @@ export async function runSocketMode(deps: SocketModeDeps, signal: AbortSignal): 
       await Promise.race([closed, aborted(signal)]);
       why = new Error('the Socket Mode connection closed');
     } catch (err) {
-      why = err;
+      // apps.connections.open refused (a 429 names its wait), or the socket did not open.
+      why = slackError('apps.connections.open', err);
     } finally {
       await Promise.race([client.disconnect().catch(() => undefined), delay(CLOSE_WAIT_MS, undefined, { ref: false })]);
       client.removeAllListeners('slack_event');
