@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackSignature } from '../../src/gateway/slack-events.service.js';
 import { agentScript } from '../support/agent-script.js';
 import { channelApi } from '../support/channel-api.js';
-import { buildDist, ROOT, startCluster, type Cluster } from '../support/cluster.js';
+import { ROOT, type Cluster } from '../support/cluster.js';
+import { startChannelStack, type ChannelStack } from '../support/channel-stack.js';
 import { startFakeSlack, type FakeSlack, type PostedMessage } from '../support/fake-slack.js';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
+import type { ScriptedOpenAI } from '../support/scripted-openai.js';
 import { waitFor } from '../support/wait-for.js';
 
 const SIGNING_SECRET = 'test-signing-secret';
@@ -22,21 +23,17 @@ const USERS = ['U0000111', 'U0000222', 'U0000333', 'U0000444', 'U0000555', 'U000
 const [ALICE, BOB, CAROL, DAVE, ERIN, FRANK, GRACE, HEIDI] = USERS;
 
 const script = agentScript();
+let stack: ChannelStack<FakeSlack>;
 let llm: ScriptedOpenAI;
 let slack: FakeSlack;
 let cluster: Cluster;
 
 beforeAll(async () => {
-  buildDist();
-  llm = await startScriptedOpenAI((request) => script.route(request));
-  slack = await startFakeSlack();
-  cluster = await startCluster({
+  stack = await startChannelStack(script, startFakeSlack, (fake) => ({
     apis: 1,
     workers: 2,
-    workerConcurrency: 4,
-    env: { WARREN_TEST_SLACK_BOT: slack.botToken, WARREN_TEST_SLACK_APP: slack.appToken, WARREN_TEST_SLACK_SECRET: SIGNING_SECRET },
+    env: { WARREN_TEST_SLACK_BOT: fake.botToken, WARREN_TEST_SLACK_APP: fake.appToken, WARREN_TEST_SLACK_SECRET: SIGNING_SECRET },
     config: {
-      models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key' }],
       // A killed worker's runs and lease are taken over within seconds.
       runtime: { lock_seconds: 2, stalled_check_seconds: 1 },
       uploads: { max_file_mb: 1 },
@@ -48,20 +45,17 @@ beforeAll(async () => {
           bot_token: '$WARREN_TEST_SLACK_BOT',
           app_token: '$WARREN_TEST_SLACK_APP',
           signing_secret: '$WARREN_TEST_SLACK_SECRET',
-          base_url: slack.apiUrl,
+          base_url: fake.apiUrl,
           allowed_users: [...USERS],
           edit_interval_ms: 150,
         },
       },
     },
-  });
+  }));
+  ({ llm, platform: slack, cluster } = stack);
 }, 240_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  await slack?.close();
-  await llm?.close();
-}, 60_000);
+afterAll(async () => stack?.stop(), 60_000);
 
 const { api, call, status: slackStatus, threadsOf, runsOf } = channelApi(() => cluster, 'slack');
 
