@@ -62,7 +62,8 @@ export function slackLogger(log: Logger): SlackLogger {
     debug: (...msg: unknown[]) => child.debug(msg.map(String).join(' ')),
     info: (...msg: unknown[]) => child.info(msg.map(String).join(' ')),
     warn: (...msg: unknown[]) => child.warn(msg.map(String).join(' ')),
-    error: (...msg: unknown[]) => child.error(msg.map(String).join(' ')),
+    // What the client calls an error (a dropped socket, a refused reconnect) is handled here: a warning.
+    error: (...msg: unknown[]) => child.warn(msg.map(String).join(' ')),
     setLevel: (value: LogLevel) => void (level = value),
     getLevel: () => level,
     setName: () => undefined,
@@ -151,7 +152,10 @@ export function createSlackApi(baseUrl: string, botToken: string, log: Logger): 
       if (!res.ok) throw new SlackError('file download', `http_${res.status}`);
       // Without the files:read scope Slack answers with its sign-in page, not the file.
       if ((res.headers.get('content-type') ?? '').startsWith('text/html')) throw new SlackError('file download', 'missing_scope_files_read');
-      if (Number(res.headers.get('content-length') ?? 0) > maxBytes) throw new FileTooLargeError(maxBytes);
+      if (Number(res.headers.get('content-length') ?? 0) > maxBytes) {
+        await res.body?.cancel();
+        throw new FileTooLargeError(maxBytes);
+      }
       const bytes = new Uint8Array(await res.arrayBuffer());
       if (bytes.byteLength > maxBytes) throw new FileTooLargeError(maxBytes);
       return bytes;

@@ -6,6 +6,7 @@
 import type { SlackChannelConfig } from '../../src/config/app-config.schemas.js';
 import type { ChannelStore, InboxEntry } from '../../src/store/channels.js';
 import { createChatMessages, type ConnectionParts } from './chat-messages.js';
+import { slackText } from './slack-answers.js';
 import { slackRetry, type SlackApi } from './slack-api.js';
 import { incomingOf, messageEventOf } from './slack-events.js';
 import { runSocketMode } from './slack-socket.js';
@@ -61,7 +62,7 @@ export function createSlackConnection(deps: SlackConnectionDeps) {
     const message = incomingOf(api, event, botUserId);
     const reply = await messages.handle(message, signal);
     if (reply === null) return;
-    await slackRetry.untilDone(() => api.postMessage(event.channel, reply, message.origin.replyTo ?? null), signal, log, 'replying').catch((err: unknown) => {
+    await slackRetry.untilDone(() => api.postMessage(event.channel, slackText(reply), message.origin.replyTo ?? null), signal, log, 'replying').catch((err: unknown) => {
       if (signal.aborted) throw err;
       // The channel is gone, the bot was removed from it: the message is done with all the same.
       log.warn({ err, channel: event.channel }, 'slack: a reply could not be sent');
