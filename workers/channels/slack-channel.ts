@@ -3,6 +3,7 @@
 // from POST /api/channels/slack/events on any API replica. This worker reads the inbox, handles
 // each event until it is durably a run (or a reply) and only then removes it, fenced by its
 // lease, so an event that was received is never dropped, even when its holder dies mid-way.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { SlackChannelConfig } from '../../src/config/app-config.schemas.js';
 import type { ChannelStore, InboxEntry } from '../../src/store/channels.js';
 import { createChatMessages, type ConnectionParts } from './chat-messages.js';
@@ -69,6 +70,23 @@ export function createSlackConnection(deps: SlackConnectionDeps) {
     });
   }
 
+  /**
+   * The bot's identity (auth.test). A refused token is reported and asked again with backoff,
+   * not given up on: the channel's status shows why until the token is fixed.
+   */
+  async function authorize(signal: AbortSignal) {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await api.authTest();
+      } catch (err) {
+        if (signal.aborted) throw err;
+        log.warn({ err, attempt }, 'slack: auth.test failed; trying again');
+        await store.report('slack', { connected: false, last_error: errorText(err) }).catch(() => undefined);
+        await delay(slackRetry.backoffMs(attempt, err), undefined, { signal });
+      }
+    }
+  }
+
   /** Holds the connection until `signal` aborts; `token` fences the inbox removals. */
   async function run(token: string, held: AbortSignal): Promise<void> {
     if (config.allowed_users.length === 0) log.warn('slack: allowed_users is empty, so anyone in the workspace who finds the bot can start runs');
@@ -77,7 +95,7 @@ export function createSlackConnection(deps: SlackConnectionDeps) {
     const signal = AbortSignal.any([held, ending.signal]);
     let socket: Promise<void> = Promise.resolve();
     try {
-      const identity = await slackRetry.untilDone(() => api.authTest(), signal, log, 'auth.test');
+      const identity = await authorize(signal);
       for (const owed of await store.owed('slack')) deps.answers.follow(owed);
       if (config.mode === 'socket' && deps.appToken) {
         socket = runSocketMode(
@@ -90,7 +108,11 @@ export function createSlackConnection(deps: SlackConnectionDeps) {
             log,
           },
           signal,
-        );
+        ).catch((err: unknown) => {
+          // Not expected (it retries whatever fails): the connection is dropped and opened anew.
+          log.error({ err }, 'slack: Socket Mode stopped');
+          ending.abort(err);
+        });
       } else {
         await store.report('slack', { connected: true, last_error: null });
       }
