@@ -362,6 +362,38 @@ export const TelegramChannelConfigSchema = Type.Object(
 );
 export type TelegramChannelConfig = Static<typeof TelegramChannelConfigSchema>;
 
+/**
+ * Slack: an app with a bot user. In `socket` mode the worker holding the lease opens Slack's
+ * Socket Mode WebSocket (no public address needed); in `events` mode Slack posts events to
+ * `POST /api/channels/slack/events` on any API replica, signed with `signing_secret`. Either way
+ * one worker process in the deployment answers (workers/channels/).
+ */
+export const SlackChannelConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    /** How events arrive: the Socket Mode WebSocket, or the Events API over HTTP. */
+    mode: Type.Union([Type.Literal('socket'), Type.Literal('events')], { default: 'socket' }),
+    /** The Bot User OAuth Token (`xoxb-…`), best as a `$NAME` reference; resolved when the channel starts. */
+    bot_token: Type.Optional(Type.String()),
+    /** The app-level token (`xapp-…`, scope `connections:write`) that opens Socket Mode; a `$NAME` reference. */
+    app_token: Type.Optional(Type.String()),
+    /** The app's signing secret, which signs Events API requests; a `$NAME` reference. */
+    signing_secret: Type.Optional(Type.String()),
+    /** Slack's Web API address (a test's local server). */
+    base_url: Type.String({ pattern: '^https?://', default: 'https://slack.com/api/' }),
+    /** Slack member ids (`U…`) that may talk to the bot. Empty lets everyone in the workspace in, which the worker warns about. */
+    allowed_users: Type.Array(Type.String({ pattern: '^[A-Z0-9]{2,32}$' }), { default: [] }),
+    /** The assistant (or graph id) each message runs. */
+    assistant_id: Type.String({ minLength: 1, maxLength: 128, default: 'lead_agent' }),
+    /** Steps each run may take; the spec gives 100 for channel paths. */
+    recursion_limit: Type.Integer({ minimum: 1, default: 100 }),
+    /** At least this long between two chat.update calls in one channel (Slack allows about one a second). */
+    edit_interval_ms: Type.Integer({ minimum: 100, default: 1200 }),
+  },
+  { additionalProperties: false },
+);
+export type SlackChannelConfig = Static<typeof SlackChannelConfigSchema>;
+
 /** Chat platforms whose messages start runs. */
 export const ChannelsConfigSchema = Type.Object(
   {
@@ -371,6 +403,7 @@ export const ChannelsConfigSchema = Type.Object(
      */
     lease_seconds: Type.Number({ minimum: 1, default: 15 }),
     telegram: withDefault(TelegramChannelConfigSchema),
+    slack: withDefault(SlackChannelConfigSchema),
   },
   { additionalProperties: false },
 );

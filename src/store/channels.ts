@@ -1,6 +1,7 @@
 // A chat platform's shared state in Redis: the lease that lets one process in the deployment hold
 // the platform's connection, its status for GET /api/channels, its update offset, the map from
-// conversations to threads, and the answers still owed.
+// conversations to threads, the answers still owed, and the inbox of events not yet handled
+// (platforms that push events: Slack).
 //
 // The lease is a key holding the holder's fencing token (one INCR counter per platform, so no two
 // holders share one), set with NX and a TTL and renewed by compare-and-set (extend-lock-1.lua).
@@ -13,7 +14,7 @@ import { nowIso } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 
 /** The platforms Warren connects to. */
-export const CHANNEL_NAMES = ['telegram'] as const;
+export const CHANNEL_NAMES = ['telegram', 'slack'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 export const isChannelName = (name: string): name is ChannelName => (CHANNEL_NAMES as readonly string[]).includes(name);
 
@@ -57,6 +58,37 @@ export interface ChannelStore {
   owe(channel: ChannelName, reply: OwedReply): Promise<void>;
   owed(channel: ChannelName): Promise<OwedReply[]>;
   settle(channel: ChannelName, runId: string): Promise<void>;
+  /**
+   * Puts an event in the platform's inbox unless its id was recorded in the last day (a
+   * platform's retry); true when it was added.
+   */
+  recordEvent(channel: ChannelName, eventId: string, body: string): Promise<boolean>;
+  /** Up to `count` inbox entries after `after` (an entry id; `0-0` for the oldest), oldest first. */
+  inbox(channel: ChannelName, after: string, count: number): Promise<InboxEntry[]>;
+  /** Removes a handled entry; false when `token` no longer holds the lease (nothing removed). */
+  dropEvent(channel: ChannelName, token: string, id: string): Promise<boolean>;
+}
+
+/** An event waiting in a platform's inbox. */
+export interface InboxEntry {
+  id: string;
+  body: string;
+}
+
+/** How long a recorded event id is remembered: Slack retries a delivery for minutes, not days. */
+const EVENT_SEEN_SECONDS = 24 * 60 * 60;
+
+type StreamReply = [string, string[]][];
+const entriesOf = (reply: StreamReply | null): InboxEntry[] =>
+  (reply ?? []).map(([id, fields]) => ({ id, body: fields[fields.indexOf('body') + 1] ?? '' }));
+
+/**
+ * Waits up to `blockMs` for inbox entries after `after`, on a connection of its own (a blocking
+ * read holds its connection): an empty list when none came.
+ */
+export async function waitForInbox(blocking: Redis, channel: ChannelName, after: string, blockMs: number): Promise<InboxEntry[]> {
+  const reply = (await blocking.xread('COUNT', 50, 'BLOCK', blockMs, 'STREAMS', keys.channelInbox(channel), after)) as [string, StreamReply][] | null;
+  return entriesOf(reply?.[0]?.[1] ?? null);
 }
 
 const parseOwed = (json: string): OwedReply | null => {
@@ -74,6 +106,8 @@ export function createChannelStore(redis: Redis, scripts: Record<string, ScriptC
   const extendLock = requireScript(scripts, 'extendLock');
   const releaseLock = requireScript(scripts, 'releaseLock');
   const raiseChannelOffset = requireScript(scripts, 'raiseChannelOffset');
+  const recordChannelEvent = requireScript(scripts, 'recordChannelEvent');
+  const dropChannelEvent = requireScript(scripts, 'dropChannelEvent');
 
   return {
     async acquire(channel, holder, leaseMs) {
@@ -132,5 +166,12 @@ export function createChannelStore(redis: Redis, scripts: Record<string, ScriptC
     async settle(channel, runId) {
       await redis.hdel(keys.channelReplies(channel), runId);
     },
+
+    recordEvent: async (channel, eventId, body) =>
+      (await recordChannelEvent([keys.channelEventSeen(channel, eventId), keys.channelInbox(channel)], [EVENT_SEEN_SECONDS, body])) !== null,
+
+    inbox: async (channel, after, count) => entriesOf((await redis.xrange(keys.channelInbox(channel), `(${after}`, '+', 'COUNT', count)) as StreamReply),
+
+    dropEvent: async (channel, token, id) => (await dropChannelEvent([keys.channelLease(channel), keys.channelInbox(channel)], [token, id])) === 1,
   };
 }

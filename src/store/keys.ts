@@ -141,6 +141,14 @@ export const keys = {
   channelConversations: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:conversations`,
   /** Hash: run id → where its answer goes (JSON), until the answer is sent; a new holder sends what a dead one owed. */
   channelReplies: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:replies`,
+  /**
+   * Stream: the platform's events not yet handled (Slack's `event_callback` bodies, field `body`),
+   * written by whoever received them (an API replica, the Socket Mode holder) and deleted by the
+   * lease holder once handled: what is in it is owed handling, whoever holds the lease next.
+   */
+  channelInbox: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:inbox`,
+  /** String: an event id already recorded (Slack retries a delivery); expires after a day. */
+  channelEventSeen: (channel: string, eventId: string) => `${KEY_PREFIX}:channel:{${channel}}:seen:${eventId}`,
 
   // ── owners (store/owners.ts) ────────────────────────────────────────────────────────────
   // One index per user and kind of record, so that a user's search reads only their own ids.

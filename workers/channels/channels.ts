@@ -1,8 +1,9 @@
 // Chat channels in a worker process: for each enabled platform, a lease holder that runs the
 // platform's connection when this worker wins the lease. Restart requests (POST
 // /api/channels/{name}/restart) arrive over pub/sub; the holder drops its connection and races
-// for the lease again. Only what the connections share is built here: the stream hub that
-// follows runs, and the upload writer with its conversion sandbox.
+// for the lease again. What the connections share is built here once: the stream hub that
+// follows runs, the upload writer with its conversion sandbox, and the way an answer is followed
+// and streamed back; each platform adds its protocol (how it receives, posts, edits).
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RunAdmission } from '../../src/admission/admit-run.js';
@@ -11,7 +12,7 @@ import type { AppConfig } from '../../src/config/app-config.schemas.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
 import { createSandbox } from '../../src/convert/sandbox.js';
 import { subscribeControl } from '../../src/queue/control.js';
-import { isChannelName, type ChannelName } from '../../src/store/channels.js';
+import { CHANNEL_NAMES, isChannelName, waitForInbox, type ChannelName } from '../../src/store/channels.js';
 import { createFileLocks } from '../../src/store/file-locks.js';
 import { isRunSettled } from '../../src/store/records.js';
 import { createRunStreamHub } from '../../src/store/run-stream-hub.js';
@@ -19,12 +20,19 @@ import type { Stores } from '../../src/store/stores.js';
 import { createThreadFiles } from '../../src/store/thread-files.js';
 import { conversionLimits } from '../../src/uploads/conversion-limits.js';
 import { createUploadWriter } from '../../src/uploads/thread-uploads.js';
+import type { ConnectionParts } from './chat-messages.js';
 import { createChatRuns } from './chat-runs.js';
 import { startLeaseHolder, type LeaseHolder } from './lease-holder.js';
-import { createRunAnswers } from './run-answers.js';
-import { createTelegramAnswers } from './telegram-answers.js';
+import type { Retry } from './retry.js';
+import { createRunAnswers, type RunAnswers } from './run-answers.js';
+import { slackPoster } from './slack-answers.js';
+import { createSlackApi, slackRetry } from './slack-api.js';
+import { createSlackConnection } from './slack-channel.js';
+import { createStreamedAnswers, type ChatPoster } from './streamed-answers.js';
+import { telegramPoster } from './telegram-answers.js';
 import { createTelegramApi } from './telegram-api.js';
 import { createTelegramConnection } from './telegram-channel.js';
+import { telegramRetry } from './telegram-retry.js';
 
 export interface ChannelsDeps {
   config: AppConfig;
@@ -44,25 +52,91 @@ export interface Channels {
 
 const MIB = 1024 * 1024;
 
+/** What the shared parts need of one platform. */
+interface Platform {
+  poster: ChatPoster;
+  retry: Retry;
+  editIntervalMs: number;
+  /** Runs the platform's connection until `signal` aborts; `token` is the lease's fencing token. */
+  run(token: string, signal: AbortSignal, answers: RunAnswers): Promise<void>;
+}
+
+/** What every platform's connection is built with (its answers come with each connection). */
+type Shared = Omit<ConnectionParts, 'answers'>;
+
+/** A `$NAME` setting's value; null (said in the log and the channel's status) when it is not set. */
+async function secret(deps: ChannelsDeps, channel: ChannelName, key: string, ref: string | undefined, log: Logger): Promise<string | null> {
+  const resolved = resolveEnvRef(ref);
+  if (resolved.value) return resolved.value;
+  const why = resolved.missing ? `the environment variable ${resolved.missing} (channels.${channel}.${key}) is not set` : `channels.${channel}.${key} is not set`;
+  log.error(`${channel} is enabled but ${why}; it stays off in this worker`);
+  await deps.stores.channels.report(channel, { last_error: why }).catch(() => undefined);
+  return null;
+}
+
+async function telegramPlatform(deps: ChannelsDeps, shared: Shared): Promise<Platform | null> {
+  const telegram = deps.config.channels.telegram;
+  const token = await secret(deps, 'telegram', 'bot_token', telegram.bot_token, shared.log);
+  if (token === null) return null;
+  const api = createTelegramApi(telegram.base_url, token);
+  return {
+    poster: telegramPoster(api),
+    retry: telegramRetry,
+    editIntervalMs: telegram.edit_interval_ms,
+    run: (leaseToken, signal, answers) =>
+      createTelegramConnection({ ...shared, config: telegram, api, store: deps.stores.channels, answers }).run(leaseToken, signal),
+  };
+}
+
+async function slackPlatform(deps: ChannelsDeps, shared: Shared): Promise<Platform | null> {
+  const slack = deps.config.channels.slack;
+  const botToken = await secret(deps, 'slack', 'bot_token', slack.bot_token, shared.log);
+  const appToken = slack.mode === 'socket' ? await secret(deps, 'slack', 'app_token', slack.app_token, shared.log) : null;
+  if (botToken === null || (slack.mode === 'socket' && appToken === null)) return null;
+  const api = createSlackApi(slack.base_url, botToken, shared.log);
+  return {
+    poster: slackPoster(api),
+    retry: slackRetry,
+    editIntervalMs: slack.edit_interval_ms,
+    async run(leaseToken, signal, answers) {
+      // A blocking read holds its connection: one of its own, dropped (which ends a wait) with the lease.
+      const blocking = deps.redis.blocking('channels-slack-inbox');
+      const drop = () => blocking.disconnect();
+      signal.addEventListener('abort', drop, { once: true });
+      try {
+        await createSlackConnection({
+          ...shared,
+          config: slack,
+          api,
+          appToken,
+          store: deps.stores.channels,
+          waitForInbox: (after, blockMs) => waitForInbox(blocking, 'slack', after, blockMs),
+          answers,
+        }).run(leaseToken, signal);
+      } finally {
+        signal.removeEventListener('abort', drop);
+        blocking.disconnect();
+      }
+    },
+  };
+}
+
+const PLATFORMS: Record<ChannelName, (deps: ChannelsDeps, shared: Shared) => Promise<Platform | null>> = {
+  telegram: telegramPlatform,
+  slack: slackPlatform,
+};
+
 /** Starts a lease holder for each enabled channel; null when none is enabled. */
 export async function startChannels(deps: ChannelsDeps): Promise<Channels | null> {
   const { config, stores } = deps;
-  const telegram = config.channels.telegram;
-  if (!telegram.enabled) return null;
-  const log = deps.log.child({ channel: 'telegram' });
-  const token = resolveEnvRef(telegram.bot_token);
-  if (!token.value) {
-    const why = token.missing ? `the environment variable ${token.missing} (channels.telegram.bot_token) is not set` : 'channels.telegram.bot_token is not set';
-    log.error(`telegram is enabled but ${why}; it stays off in this worker`);
-    await stores.channels.report('telegram', { last_error: why }).catch(() => undefined);
-    return null;
-  }
+  const enabled = CHANNEL_NAMES.filter((name) => config.channels[name].enabled);
+  if (enabled.length === 0) return null;
 
   const hub = createRunStreamHub({
     streams: stores.streams,
     blockingConnection: (name) => deps.redis.blocking(`channels-${name}`),
     isSettled: async (threadId, runId) => isRunSettled(await stores.runs.get(threadId, runId)),
-    onError: (err) => log.warn({ err }, 'channels: run stream reader error'),
+    onError: (err) => deps.log.warn({ err }, 'channels: run stream reader error'),
   });
   const files = createThreadFiles(deps.home);
   const limits = conversionLimits(config.uploads);
@@ -75,50 +149,44 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
       conversion: limits,
       maxConcurrentConversions: config.uploads.max_concurrent_conversions,
     },
-    log,
+    deps.log,
   );
-  const chatRuns = createChatRuns({
-    channel: 'telegram',
-    stores,
-    admission: deps.admission,
-    cancelSignals: deps.cancelSignals,
-    assistantId: telegram.assistant_id,
-    recursionLimit: telegram.recursion_limit,
-  });
-  const api = createTelegramApi(telegram.base_url, token.value);
 
   const holders = new Map<ChannelName, LeaseHolder>();
-  holders.set(
-    'telegram',
-    startLeaseHolder({
-      channel: 'telegram',
-      store: stores.channels,
-      holder: deps.holder,
-      leaseMs: config.channels.lease_seconds * 1000,
-      log,
-      connect: async (leaseToken, signal) => {
-        const answers = createRunAnswers({
-          hub,
-          runStatus: async (threadId, runId) => (await stores.runs.get(threadId, runId))?.status ?? null,
-          sink: createTelegramAnswers({ api, files, editIntervalMs: telegram.edit_interval_ms, signal, log }),
-          settle: (owed) => stores.channels.settle('telegram', owed.run_id),
-          onError: (err, owed) => log.warn({ err, run_id: owed.run_id }, 'telegram: an answer was not sent; it stays owed'),
-        });
-        const connection = createTelegramConnection({
-          config: telegram,
-          api,
-          store: stores.channels,
-          chatRuns,
-          answers,
-          uploads,
-          files,
-          maxFileBytes: Math.floor(config.uploads.max_file_mb * MIB),
-          log,
-        });
-        await connection.run(leaseToken, signal);
-      },
-    }),
-  );
+  for (const channel of enabled) {
+    const log = deps.log.child({ channel });
+    const settings = config.channels[channel];
+    const chatRuns = createChatRuns({
+      channel,
+      stores,
+      admission: deps.admission,
+      cancelSignals: deps.cancelSignals,
+      assistantId: settings.assistant_id,
+      recursionLimit: settings.recursion_limit,
+    });
+    const platform = await PLATFORMS[channel](deps, { chatRuns, uploads, files, maxFileBytes: Math.floor(config.uploads.max_file_mb * MIB), log });
+    if (platform === null) continue;
+    holders.set(
+      channel,
+      startLeaseHolder({
+        channel,
+        store: stores.channels,
+        holder: deps.holder,
+        leaseMs: config.channels.lease_seconds * 1000,
+        log,
+        connect: async (leaseToken, signal) => {
+          const answers = createRunAnswers({
+            hub,
+            runStatus: async (threadId, runId) => (await stores.runs.get(threadId, runId))?.status ?? null,
+            sink: createStreamedAnswers({ poster: platform.poster, retry: platform.retry, files, editIntervalMs: platform.editIntervalMs, signal, log }),
+            settle: (owed) => stores.channels.settle(channel, owed.run_id),
+            onError: (err, owed) => log.warn({ err, run_id: owed.run_id }, `${channel}: an answer was not sent; it stays owed`),
+          });
+          await platform.run(leaseToken, signal, answers);
+        },
+      }),
+    );
+  }
 
   const subscriber = deps.redis.subscriber('channels');
   await subscribeControl(
@@ -128,7 +196,7 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
         if (isChannelName(channel)) holders.get(channel)?.restart();
       },
     },
-    log,
+    deps.log,
   );
 
   return {

@@ -28,6 +28,8 @@ export interface ChatOrigin {
   /** The message, for replies (and, with the chat, the run's id: a message read twice starts one run). */
   messageId: string;
   userId: string;
+  /** What the answer replies to, when not the message itself (Slack: the thread's first message; null: none). */
+  replyTo?: string | null;
 }
 
 export const CHAT_COMMANDS = {
@@ -84,7 +86,7 @@ export function createChatRuns(deps: ChatRunsDeps) {
         actingFor(owner),
         { runId, defaultRecursionLimit: deps.recursionLimit },
       );
-      const owed: OwedReply = { thread_id: run.thread_id, run_id: run.run_id, chat_id: origin.chatId, reply_to: origin.messageId };
+      const owed: OwedReply = { thread_id: run.thread_id, run_id: run.run_id, chat_id: origin.chatId, reply_to: origin.replyTo === undefined ? origin.messageId : origin.replyTo };
       await channels.owe(channel, owed);
       return owed;
     },
