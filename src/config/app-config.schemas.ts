@@ -289,6 +289,37 @@ export const TelegramChannelConfigSchema = Type.Object(
 );
 export type TelegramChannelConfig = Static<typeof TelegramChannelConfigSchema>;
 
+/**
+ * Feishu / Lark: the app holds the open platform's long connection (WebSocket, opened with the
+ * official SDK), so no public address is needed. One worker process in the deployment holds it.
+ */
+export const FeishuChannelConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    /** The app's id (`cli_…`, from the developer console). */
+    app_id: Type.Optional(Type.String()),
+    /** The app's secret, best as a `$NAME` reference; resolved when the channel starts. */
+    app_secret: Type.Optional(Type.String()),
+    /** The event subscription's verification token and encrypt key (`$NAME` references), when the console sets them. */
+    verification_token: Type.Optional(Type.String()),
+    encrypt_key: Type.Optional(Type.String()),
+    /** The open platform's address: Feishu's, or `https://open.larksuite.com` for Lark (or a test's). */
+    base_url: Type.String({ pattern: '^https?://', default: 'https://open.feishu.cn' }),
+    /** The users' open_ids (`ou_…`) that may talk to the bot. Empty lets everyone who can reach it in, which the worker warns about. */
+    allowed_users: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    /** The assistant (or graph id) each message runs. */
+    assistant_id: Type.String({ minLength: 1, maxLength: 128, default: 'lead_agent' }),
+    /** Steps each run may take; the spec gives 100 for channel paths. */
+    recursion_limit: Type.Integer({ minimum: 1, default: 100 }),
+    /** At least this long between two updates of one streamed answer card (Feishu allows 5 updates a second per message). */
+    edit_interval_ms: Type.Integer({ minimum: 200, default: 500 }),
+    /** How events arrive: the long connection. (The HTTP event callback is not implemented yet.) */
+    mode: Type.Literal('websocket', { default: 'websocket' }),
+  },
+  { additionalProperties: false },
+);
+export type FeishuChannelConfig = Static<typeof FeishuChannelConfigSchema>;
+
 /** Chat platforms whose messages start runs. */
 export const ChannelsConfigSchema = Type.Object(
   {
@@ -298,6 +329,7 @@ export const ChannelsConfigSchema = Type.Object(
      */
     lease_seconds: Type.Number({ minimum: 1, default: 15 }),
     telegram: withDefault(TelegramChannelConfigSchema),
+    feishu: withDefault(FeishuChannelConfigSchema),
   },
   { additionalProperties: false },
 );

@@ -13,7 +13,7 @@ import { nowIso } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 
 /** The platforms Warren connects to. */
-export const CHANNEL_NAMES = ['telegram'] as const;
+export const CHANNEL_NAMES = ['telegram', 'feishu'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 export const isChannelName = (name: string): name is ChannelName => (CHANNEL_NAMES as readonly string[]).includes(name);
 
@@ -57,6 +57,12 @@ export interface ChannelStore {
   owe(channel: ChannelName, reply: OwedReply): Promise<void>;
   owed(channel: ChannelName): Promise<OwedReply[]>;
   settle(channel: ChannelName, runId: string): Promise<void>;
+  /** The platform's id of the message showing a run's answer (kept until `settle`), so a new holder updates it rather than sending another. */
+  answerMessage(channel: ChannelName, runId: string): Promise<string | null>;
+  setAnswerMessage(channel: ChannelName, runId: string, messageId: string): Promise<void>;
+  /** Whether an event was handled already (platforms that deliver an event more than once); `markEvent` records it for `ttlMs`. */
+  eventSeen(channel: ChannelName, eventId: string): Promise<boolean>;
+  markEvent(channel: ChannelName, eventId: string, ttlMs: number): Promise<void>;
 }
 
 const parseOwed = (json: string): OwedReply | null => {
@@ -131,6 +137,19 @@ export function createChannelStore(redis: Redis, scripts: Record<string, ScriptC
 
     async settle(channel, runId) {
       await redis.hdel(keys.channelReplies(channel), runId);
+      await redis.hdel(keys.channelAnswerMessages(channel), runId);
+    },
+
+    answerMessage: async (channel, runId) => redis.hget(keys.channelAnswerMessages(channel), runId),
+
+    async setAnswerMessage(channel, runId, messageId) {
+      await redis.hset(keys.channelAnswerMessages(channel), runId, messageId);
+    },
+
+    eventSeen: async (channel, eventId) => (await redis.exists(keys.channelEventSeen(channel, eventId))) === 1,
+
+    async markEvent(channel, eventId, ttlMs) {
+      await redis.set(keys.channelEventSeen(channel, eventId), '1', 'PX', ttlMs);
     },
   };
 }

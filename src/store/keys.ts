@@ -130,6 +130,11 @@ export const keys = {
   /** Hash: run id → where its answer goes (JSON), until the answer is sent; a new holder sends what a dead one owed. */
   channelReplies: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:replies`,
 
+  /** Hash: run id → the platform's id of the message that shows its answer (Feishu's card), until the answer is sent. */
+  channelAnswerMessages: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:answer-messages`,
+  /** String: an event the platform delivered was handled (Feishu's event_id); expires, as the platform's redeliveries do. */
+  channelEventSeen: (channel: string, eventId: string) => `${KEY_PREFIX}:channel:{${channel}}:event:${eventId}`,
+
   // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
   /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */
   cancelChannel: () => `${KEY_PREFIX}:control:cancel`,
