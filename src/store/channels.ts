@@ -60,9 +60,15 @@ export interface ChannelStore {
   /** The platform's id of the message showing a run's answer (kept until `settle`), so a new holder updates it rather than sending another. */
   answerMessage(channel: ChannelName, runId: string): Promise<string | null>;
   setAnswerMessage(channel: ChannelName, runId: string, messageId: string): Promise<void>;
-  /** Whether an event was handled already (platforms that deliver an event more than once); `markEvent` records it for `ttlMs`. */
-  eventSeen(channel: ChannelName, eventId: string): Promise<boolean>;
-  markEvent(channel: ChannelName, eventId: string, ttlMs: number): Promise<void>;
+  /**
+   * Queues an event the platform pushed (Feishu), once per `eventId` within `ttlMs`: true when it
+   * was new. It stays queued until `eventDone`, so an event taken in is handled even if the
+   * process holding the connection dies first.
+   */
+  queueEvent(channel: ChannelName, eventId: string, event: string, ttlMs: number): Promise<boolean>;
+  /** The queued events, oldest first. */
+  queuedEvents(channel: ChannelName): Promise<{ id: string; event: string }[]>;
+  eventDone(channel: ChannelName, id: string): Promise<void>;
 }
 
 const parseOwed = (json: string): OwedReply | null => {
@@ -146,10 +152,21 @@ export function createChannelStore(redis: Redis, scripts: Record<string, ScriptC
       await redis.hset(keys.channelAnswerMessages(channel), runId, messageId);
     },
 
-    eventSeen: async (channel, eventId) => (await redis.exists(keys.channelEventSeen(channel, eventId))) === 1,
+    async queueEvent(channel, eventId, event, ttlMs) {
+      // Queued first, then marked: a crash in between queues it twice at worst, never loses it.
+      const id = await redis.xadd(keys.channelEvents(channel), '*', 'event', event);
+      if ((await redis.set(keys.channelEventSeen(channel, eventId), id ?? '1', 'PX', ttlMs, 'NX')) === 'OK') return true;
+      if (id) await redis.xdel(keys.channelEvents(channel), id);
+      return false;
+    },
 
-    async markEvent(channel, eventId, ttlMs) {
-      await redis.set(keys.channelEventSeen(channel, eventId), '1', 'PX', ttlMs);
+    async queuedEvents(channel) {
+      const entries = await redis.xrange(keys.channelEvents(channel), '-', '+');
+      return entries.map(([id, fields]) => ({ id, event: fields[fields.indexOf('event') + 1] ?? '' }));
+    },
+
+    async eventDone(channel, id) {
+      await redis.xdel(keys.channelEvents(channel), id);
     },
   };
 }

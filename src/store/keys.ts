@@ -132,8 +132,10 @@ export const keys = {
 
   /** Hash: run id → the platform's id of the message that shows its answer (Feishu's card), until the answer is sent. */
   channelAnswerMessages: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:answer-messages`,
-  /** String: an event the platform delivered was handled (Feishu's event_id); expires, as the platform's redeliveries do. */
+  /** String: the platform delivered this event (Feishu's event_id) before; expires after the platform's redeliveries would. */
   channelEventSeen: (channel: string, eventId: string) => `${KEY_PREFIX}:channel:{${channel}}:event:${eventId}`,
+  /** Stream: events received and not yet handled, `{event}` entries (JSON); the holder deletes each once handled, a new holder handles what is left. */
+  channelEvents: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:events`,
 
   // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
   /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */
