@@ -54,10 +54,15 @@ export interface FeishuApiOptions {
   log: Logger;
 }
 
-/** The SDK's log lines, into Warren's log (its `info` lines are chatter: debug here). */
+/**
+ * The SDK's log lines, into Warren's log: its long connection's troubles as warnings; the rest
+ * (a refused call, which Warren logs itself with what it does about it; chatter) at debug.
+ */
 export function sdkLogger(log: Logger): lark.Logger {
-  const line = (level: 'error' | 'warn' | 'debug') => (...msg: unknown[]) => log[level]({ sdk: 'lark' }, msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' '));
-  return { error: line('warn'), warn: line('warn'), info: line('debug'), debug: line('debug'), trace: () => undefined };
+  const text = (msg: unknown[]) => msg.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join(' ');
+  const problem = (...msg: unknown[]) => (msg[0] === '[ws]' ? log.warn({ sdk: 'lark' }, text(msg)) : log.debug({ sdk: 'lark' }, text(msg)));
+  const debug = (...msg: unknown[]) => log.debug({ sdk: 'lark' }, text(msg));
+  return { error: problem, warn: problem, info: debug, debug, trace: () => undefined };
 }
 
 /** A token cache the SDK fills; `clear` drops what it holds. */

@@ -1,0 +1,212 @@
+// The Feishu channel in the production topology: an API process and two workers on one Redis,
+// the lead agent on the scripted model, and a local server speaking the Feishu open platform
+// (tenant token, the long connection with its protobuf frames, cards, resources, uploads). One
+// worker holds the long connection; messages become runs (recursion_limit 100) whose answers
+// stream into a card that is updated as it grows; a file becomes an upload of the thread, a
+// presented file comes back as a file message; /new and /stop work; an expired token is
+// renewed; the holder is SIGKILLed and the other worker takes over, losing nothing.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentScript } from '../support/agent-script.js';
+import { buildDist, ROOT, startCluster, type Cluster } from '../support/cluster.js';
+import { startFakeFeishu, type BotMessage, type FakeFeishu } from '../support/fake-feishu.js';
+import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
+import { waitFor } from '../support/wait-for.js';
+
+const script = agentScript();
+let llm: ScriptedOpenAI;
+let feishu: FakeFeishu;
+let cluster: Cluster;
+
+const users = ['ou_a', 'ou_b', 'ou_c', 'ou_d', 'ou_e', 'ou_f', 'ou_g'];
+
+beforeAll(async () => {
+  buildDist();
+  llm = await startScriptedOpenAI((request) => script.route(request));
+  feishu = await startFakeFeishu();
+  cluster = await startCluster({
+    apis: 1,
+    workers: 2,
+    workerConcurrency: 4,
+    env: { WARREN_TEST_FEISHU_SECRET: feishu.appSecret },
+    config: {
+      models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key' }],
+      // A killed worker's runs and lease are taken over within seconds.
+      runtime: { lock_seconds: 2, stalled_check_seconds: 1 },
+      channels: {
+        lease_seconds: 2,
+        feishu: {
+          enabled: true,
+          app_id: feishu.appId,
+          app_secret: '$WARREN_TEST_FEISHU_SECRET',
+          base_url: feishu.url,
+          allowed_users: users,
+          edit_interval_ms: 200,
+        },
+      },
+    },
+  });
+}, 240_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+  await feishu?.close();
+  await llm?.close();
+}, 60_000);
+
+const api = (p: string) => `http://127.0.0.1:${cluster.apis[0]?.port}/api${p}`;
+async function call<T>(p: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<T> {
+  const res = await fetch(api(p), { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+interface ChannelStatus { name: string; enabled: boolean; connected: boolean; holder: string | null; last_error: string | null }
+const feishuStatus = async () => (await call<{ channels: ChannelStatus[] }>('/channels')).channels.find((c) => c.name === 'feishu');
+
+interface ListedRun { run_id: string; status: string; metadata: Record<string, unknown>; multitask_strategy: string; kwargs: { config: { recursion_limit?: number } } }
+const threadsOf = async (chatId: string) =>
+  call<{ thread_id: string; created_at: string }[]>('/langgraph/threads/search', { metadata: { channel: 'feishu', chat_id: chatId }, limit: 100 });
+const runsOf = async (threadId: string) => {
+  const listed = await call<ListedRun[] | { runs: ListedRun[] }>(`/langgraph/threads/${threadId}/runs?limit=100`);
+  return Array.isArray(listed) ? listed : listed.runs;
+};
+
+/** The bot's message in the chat whose last text satisfies `done`. */
+const answerIn = (chatId: string, done: (text: string) => boolean, what: string): Promise<BotMessage> =>
+  waitFor(async () => feishu.chat(chatId).find((m) => done(m.texts.at(-1) ?? '')), what, 60_000);
+
+const longAnswer = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
+
+describe('feishu channel', () => {
+  it('is held by exactly one worker, over one long connection, which reports it connected', async () => {
+    const status = await waitFor(async () => {
+      const s = await feishuStatus();
+      return s?.connected && s;
+    }, 'feishu to be connected', 60_000);
+    expect(status).toMatchObject({ enabled: true, connected: true, last_error: null });
+    expect(['worker-0', 'worker-1']).toContain(status.holder);
+    expect(feishu.openConnections).toBe(1);
+    expect(feishu.maxOpenConnections).toBe(1);
+  });
+
+  it('turns a message into a run of lead_agent with recursion_limit 100 and streams the answer into a card', async () => {
+    script.lead.push({ content: longAnswer, delayMs: 40 });
+    const asked = feishu.sendText('oc_a', 'Tell me a long story', { from: 'ou_a' });
+    const card = await answerIn('oc_a', (t) => t === longAnswer, 'the streamed answer');
+    expect(card.msg_type).toBe('interactive');
+    expect(card.reply_to).toBe(asked);
+    // Sent when the run started, then updated as the words arrived, then the final text.
+    expect(card.texts[0]).toBe('…');
+    expect(card.texts.length).toBeGreaterThan(2);
+    expect(card.texts.some((t) => t.startsWith('word0') && t.length < longAnswer.length)).toBe(true);
+    expect(feishu.chat('oc_a')).toHaveLength(1);
+
+    const [thread] = await threadsOf('oc_a');
+    const [run] = await runsOf(thread?.thread_id as string);
+    expect(run?.kwargs.config.recursion_limit).toBe(100);
+    expect(run?.multitask_strategy).toBe('enqueue');
+    expect(run?.metadata).toMatchObject({ channel: 'feishu', chat_id: 'oc_a', user_id: 'ou_a' });
+    await waitFor(async () => feishu.unacknowledged === 0, 'the event to be acknowledged');
+  });
+
+  it('keeps a topic of a chat as its own thread', async () => {
+    script.lead.push({ content: 'In the topic.' });
+    feishu.sendText('oc_a', 'A question in a topic', { from: 'ou_a', threadId: 'omt_1' });
+    await answerIn('oc_a', (t) => t === 'In the topic.', 'the answer in the topic');
+    expect(await threadsOf('oc_a')).toHaveLength(2);
+  });
+
+  it('stores a file as an upload of the thread, converted, and sends a presented file back as a file message', async () => {
+    script.lead.push({ content: 'I read your document.' });
+    feishu.sendFile('oc_b', 'sample.docx', readFileSync(path.join(ROOT, 'test', 'fixtures', 'documents', 'sample.docx')), 'ou_b');
+    await answerIn('oc_b', (t) => t === 'I read your document.', 'the answer about the document');
+    const [thread] = await threadsOf('oc_b');
+    const { files } = await call<{ files: { filename: string }[] }>(`/threads/${thread?.thread_id}/uploads/list`);
+    expect(files.map((f) => f.filename).sort()).toEqual(['sample.docx', 'sample.md']);
+    expect(JSON.stringify(script.leadRequests(llm.requests).at(-1)?.messages)).toContain('/mnt/user-data/uploads/sample');
+
+    script.lead.push(
+      { tool_calls: [{ name: 'write_file', args: { path: '/mnt/user-data/outputs/report.md', content: '# Report\n\nAll good.\n' } }] },
+      { tool_calls: [{ name: 'present_files', args: { filepaths: ['/mnt/user-data/outputs/report.md'] } }] },
+      { content: 'Here is the report.' },
+    );
+    feishu.sendText('oc_b', 'Write me a report', { from: 'ou_b' });
+    await answerIn('oc_b', (t) => t === 'Here is the report.', 'the answer with the report');
+    const file = await waitFor(async () => feishu.files.find((f) => f.chat_id === 'oc_b'), 'the report as a file message');
+    expect(file.filename).toBe('report.md');
+    expect(file.bytes.toString('utf8')).toBe('# Report\n\nAll good.\n');
+    expect(feishu.chat('oc_b').some((m) => m.msg_type === 'file')).toBe(true);
+  });
+
+  it('/new starts a fresh thread, /status tells it, /stop stops the running answer', async () => {
+    script.lead.push({ content: 'First thread.' });
+    feishu.sendText('oc_d', 'hello', { from: 'ou_d' });
+    await answerIn('oc_d', (t) => t === 'First thread.', 'the first answer');
+    feishu.sendText('oc_d', '/new', { from: 'ou_d' });
+    await answerIn('oc_d', (t) => t === 'New conversation started.', 'the /new reply');
+    expect(await threadsOf('oc_d')).toHaveLength(2);
+
+    script.lead.push({ content: Array.from({ length: 200 }, (_, i) => `slow${i}`).join(' '), delayMs: 100 });
+    feishu.sendText('oc_d', 'Tell me everything', { from: 'ou_d' });
+    const threads = await threadsOf('oc_d');
+    const fresh = threads.find((t) => t.created_at === threads.map((x) => x.created_at).sort().at(-1));
+    await waitFor(async () => (await runsOf(fresh?.thread_id as string)).some((r) => r.status === 'running'), 'the slow run to be running');
+    feishu.sendText('oc_d', '/status', { from: 'ou_d' });
+    await answerIn('oc_d', (t) => t.startsWith(`Thread ${fresh?.thread_id}. Answering`), 'the /status reply');
+    await answerIn('oc_d', (t) => t.startsWith('slow0 slow1'), 'the slow answer to start streaming');
+    feishu.sendText('oc_d', '/stop', { from: 'ou_d' });
+    await answerIn('oc_d', (t) => t === 'Stopped.', 'the /stop reply');
+    const stopped = await answerIn('oc_d', (t) => t.endsWith('(stopped)'), 'the stopped answer');
+    expect(stopped.texts.at(-1)).toMatch(/^slow0 slow1/);
+    expect((await runsOf(fresh?.thread_id as string)).map((r) => r.status)).toEqual(['interrupted']);
+  });
+
+  it('answers unknown users, unsupported messages and unknown commands without starting runs', async () => {
+    feishu.sendText('oc_x', 'let me in', { from: 'ou_stranger' });
+    await answerIn('oc_x', (t) => t.includes('only answers its allowed users') && t.includes('ou_stranger'), 'the refusal');
+    feishu.sendOther('oc_e', 'sticker', 'ou_e');
+    await answerIn('oc_e', (t) => t.includes('not supported'), 'the unsupported-message reply');
+    feishu.sendText('oc_e', '/frobnicate', { from: 'ou_e' });
+    await answerIn('oc_e', (t) => t.startsWith('Unknown command /frobnicate.'), 'the unknown-command reply');
+    expect(await threadsOf('oc_x')).toHaveLength(0);
+    expect(await threadsOf('oc_e')).toHaveLength(0);
+  });
+
+  it('renews an expired tenant_access_token and waits out rate limits, and the message is still answered', async () => {
+    const issued = feishu.tokensIssued;
+    feishu.expireTokens();
+    feishu.throttle('POST', 'reply', 2);
+    script.lead.push({ content: 'Answered after the refusals.' });
+    feishu.sendText('oc_f', 'Are you there?', { from: 'ou_f' });
+    await answerIn('oc_f', (t) => t === 'Answered after the refusals.', 'the answer after the expired token and the 429s');
+    expect(feishu.tokenRefusals).toBeGreaterThan(0);
+    expect(feishu.tokensIssued).toBeGreaterThan(issued);
+    expect(feishu.chat('oc_f')).toHaveLength(1);
+  });
+
+  it('restarts on request, and a killed holder is taken over by the other worker without losing a message', async () => {
+    const restart = await fetch(api('/channels/feishu/restart'), { method: 'POST' });
+    expect(restart.status).toBe(202);
+    await waitFor(async () => (await feishuStatus())?.connected, 'feishu to reconnect after the restart', 60_000);
+
+    const holder = (await feishuStatus())?.holder;
+    const victim = cluster.workers.find((w) => w.name === holder);
+    expect(victim).toBeDefined();
+    victim?.child.kill('SIGKILL');
+    // Sent while nobody may hold the connection: delivered to the next holder.
+    script.lead.push({ content: 'Still here after the takeover.' });
+    feishu.sendText('oc_g', 'Are you still there?', { from: 'ou_g' });
+    await answerIn('oc_g', (t) => t === 'Still here after the takeover.', 'the answer after the takeover');
+    const after = await waitFor(async () => {
+      const s = await feishuStatus();
+      return s?.connected && s.holder !== holder && s;
+    }, 'the other worker to hold feishu', 60_000);
+    expect(after.holder).not.toBe(holder);
+    expect(feishu.openConnections).toBe(1);
+    expect(feishu.maxOpenConnections).toBe(1);
+    // Every message got its one answer: none lost, none answered twice.
+    expect(feishu.chat('oc_g').filter((m) => m.texts.at(-1) === 'Still here after the takeover.')).toHaveLength(1);
+  });
+});
