@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentScript } from '../support/agent-script.js';
+import { channelApi } from '../support/channel-api.js';
 import { buildDist, ROOT, startCluster, type Cluster } from '../support/cluster.js';
 import { startFakeTelegram, type FakeTelegram, type SentMessage } from '../support/fake-telegram.js';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
@@ -51,24 +52,7 @@ afterAll(async () => {
   await llm?.close();
 }, 60_000);
 
-// Straight to the API process: nginx's rate limit is not for a test's polling.
-const api = (p: string) => `http://127.0.0.1:${cluster.apis[0]?.port}/api${p}`;
-async function call<T>(p: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<T> {
-  const res = await fetch(api(p), { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
-
-interface ChannelStatus { name: string; enabled: boolean; connected: boolean; holder: string | null; last_error: string | null }
-const telegramStatus = async () => (await call<{ channels: ChannelStatus[] }>('/channels')).channels.find((c) => c.name === 'telegram');
-
-interface ListedRun { run_id: string; status: string; metadata: Record<string, unknown>; multitask_strategy: string; kwargs: { config: { recursion_limit?: number } } }
-const threadsOf = async (chatId: number) =>
-  call<{ thread_id: string; created_at: string }[]>('/langgraph/threads/search', { metadata: { channel: 'telegram', chat_id: String(chatId) }, limit: 100 });
-const runsOf = async (threadId: string) => {
-  const listed = await call<ListedRun[] | { runs: ListedRun[] }>(`/langgraph/threads/${threadId}/runs?limit=100`);
-  return Array.isArray(listed) ? listed : listed.runs;
-};
+const { api, call, status: telegramStatus, threadsOf, runsOf } = channelApi(() => cluster, 'telegram');
 
 /** The bot's message in the chat whose last text satisfies `done`. */
 const answerIn = (chatId: number, done: (text: string) => boolean, what: string): Promise<SentMessage> =>

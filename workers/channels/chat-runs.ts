@@ -92,6 +92,19 @@ export function createChatRuns(deps: ChatRunsDeps) {
       return result === 'signalled' || result === 'cancelled' ? 'Stopped.' : 'Nothing is running.';
     },
 
+    /** The reply to a command (`name` without its slash, lower-cased), whatever the platform. */
+    async command(name: string, origin: ChatOrigin): Promise<string> {
+      if (name === 'start' || name === 'help') return helpText();
+      if (name === 'new') {
+        await freshThread(origin);
+        return 'New conversation started.';
+      }
+      const threadId = await this.threadFor(origin);
+      if (name === 'status') return this.status(threadId);
+      if (name === 'stop') return this.stop(threadId);
+      return `Unknown command /${name}.\n\n${helpText()}`;
+    },
+
     async status(threadId: string): Promise<string> {
       const inflight = await runs.inflight(threadId);
       const running = inflight.find((r) => r.status === 'running');

@@ -7,18 +7,15 @@
 // left queued, so an acknowledged event is never lost. Calls that fail for Feishu's sake are
 // retried with backoff.
 import * as lark from '@larksuiteoapi/node-sdk';
-import { writeFile } from 'node:fs/promises';
-import type { Logger } from 'pino';
 import type { FeishuChannelConfig } from '../../src/config/app-config.schemas.js';
 import { WarrenError } from '../../src/errors.js';
 import type { ChannelStore } from '../../src/store/channels.js';
-import { fileNameProblem, tempPathIn, virtualPath, type ThreadFiles } from '../../src/store/thread-files.js';
-import type { UploadWriter } from '../../src/uploads/thread-uploads.js';
-import { helpText, type ChatOrigin, type ChatRuns } from './chat-runs.js';
+import { fileNameProblem } from '../../src/store/thread-files.js';
+import type { ChatOrigin } from './chat-runs.js';
+import { storeChatUpload, type ChatConnectionDeps } from './chat-connection.js';
 import type { FeishuAnswers } from './feishu-answers.js';
 import { FeishuError, sdkLogger, type FeishuApi, type ResourceType } from './feishu-api.js';
 import { untilDone } from './feishu-retry.js';
-import type { RunAnswers } from './run-answers.js';
 import { commandOf } from './telegram-channel.js';
 
 /** The open platform serves a message's resources up to 100 MB. */
@@ -42,20 +39,12 @@ export interface FeishuMessageEvent {
   };
 }
 
-export interface FeishuConnectionDeps {
+export interface FeishuConnectionDeps extends ChatConnectionDeps {
   config: FeishuChannelConfig;
   credentials: { appId: string; appSecret: string; verificationToken?: string; encryptKey?: string };
   api: FeishuApi;
   store: Pick<ChannelStore, 'report' | 'owed' | 'queueEvent' | 'queuedEvents' | 'eventDone'>;
-  chatRuns: ChatRuns;
-  /** Follows the runs whose answers this connection sends. */
-  answers: Pick<RunAnswers, 'follow' | 'stopAll'>;
   cards: Pick<FeishuAnswers, 'open'>;
-  uploads: Pick<UploadWriter, 'store'>;
-  files: Pick<ThreadFiles, 'ensureArea'>;
-  /** Warren's upload limit for one file. */
-  maxFileBytes: number;
-  log: Logger;
 }
 
 interface Attachment {
@@ -122,25 +111,10 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
   const { api, config, chatRuns, log } = deps;
   const fileLimit = Math.min(deps.maxFileBytes, FEISHU_DOWNLOAD_LIMIT);
 
-  async function command(name: string, origin: ChatOrigin): Promise<string> {
-    if (name === 'start' || name === 'help') return helpText();
-    if (name === 'new') {
-      await chatRuns.newThread(origin);
-      return 'New conversation started.';
-    }
-    if (name === 'status') return chatRuns.status(await chatRuns.threadFor(origin));
-    if (name === 'stop') return chatRuns.stop(await chatRuns.threadFor(origin));
-    return `Unknown command /${name}.\n\n${helpText()}`;
-  }
-
   /** Downloads the attachment into the thread's uploads and stores it (with conversion); its virtual path. */
   async function upload(threadId: string, messageId: string, attachment: Attachment, signal: AbortSignal): Promise<string> {
     const bytes = await untilDone(() => api.download(messageId, attachment.key, attachment.type, fileLimit), signal, log, 'downloading a file');
-    const tempPath = tempPathIn(await deps.files.ensureArea(threadId, 'uploads'));
-    await writeFile(tempPath, bytes);
-    const { files } = await deps.uploads.store(threadId, [{ filename: attachment.filename, tempPath, size: bytes.byteLength }]);
-    const stored = files[0];
-    return stored?.markdown_virtual_path ?? stored?.virtual_path ?? virtualPath('uploads', attachment.filename);
+    return storeChatUpload(deps, threadId, attachment.filename, bytes);
   }
 
   /** What a message does; returns the reply for a message that does not become a run. */
@@ -155,7 +129,7 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
     const parsed = parseMessage(message);
     if (parsed === null) return 'I read text, rich text, files and images; this kind of message is not supported.';
     const name = parsed.attachments.length === 0 ? commandOf(parsed.text) : null;
-    if (name !== null) return command(name, origin);
+    if (name !== null) return chatRuns.command(name, origin);
     if (parsed.text === '' && parsed.attachments.length === 0) return 'That message has no text to answer.';
     const threadId = await chatRuns.threadFor(origin);
     const lines = parsed.text === '' ? [] : [parsed.text];

@@ -2,34 +2,23 @@
 // each update handled until it is durably a run (or a reply, for a message that is refused)
 // before the offset in Redis moves past it, so a message that was received is never dropped.
 // A poll or a reply that fails for Telegram's sake (no answer, 5xx, 429) is retried with backoff.
-import { writeFile } from 'node:fs/promises';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Logger } from 'pino';
 import type { TelegramChannelConfig } from '../../src/config/app-config.schemas.js';
 import { WarrenError } from '../../src/errors.js';
 import type { ChannelStore } from '../../src/store/channels.js';
-import { fileNameProblem, tempPathIn, virtualPath, type ThreadFiles } from '../../src/store/thread-files.js';
-import type { UploadWriter } from '../../src/uploads/thread-uploads.js';
-import { helpText, type ChatOrigin, type ChatRuns } from './chat-runs.js';
-import type { RunAnswers } from './run-answers.js';
+import { fileNameProblem } from '../../src/store/thread-files.js';
+import type { ChatOrigin } from './chat-runs.js';
+import { storeChatUpload, type ChatConnectionDeps } from './chat-connection.js';
 import { TelegramError, type TelegramApi, type TelegramMessage, type TelegramUpdate } from './telegram-api.js';
 import { backoffMs, untilDone } from './telegram-retry.js';
 
 /** The Bot API serves files up to 20 MB to bots (getFile). */
 export const TELEGRAM_DOWNLOAD_LIMIT = 20 * 1000 * 1000;
 
-export interface TelegramConnectionDeps {
+export interface TelegramConnectionDeps extends ChatConnectionDeps {
   config: TelegramChannelConfig;
   api: TelegramApi;
   store: Pick<ChannelStore, 'offset' | 'raiseOffset' | 'report' | 'owed'>;
-  chatRuns: ChatRuns;
-  /** Follows the runs whose answers this connection sends. */
-  answers: Pick<RunAnswers, 'follow' | 'stopAll'>;
-  uploads: Pick<UploadWriter, 'store'>;
-  files: Pick<ThreadFiles, 'ensureArea'>;
-  /** Warren's upload limit for one file. */
-  maxFileBytes: number;
-  log: Logger;
 }
 
 interface Attachment {
@@ -62,25 +51,10 @@ export function createTelegramConnection(deps: TelegramConnectionDeps) {
   const { api, config, chatRuns, log } = deps;
   const fileLimit = Math.min(deps.maxFileBytes, TELEGRAM_DOWNLOAD_LIMIT);
 
-  async function command(name: string, origin: ChatOrigin): Promise<string> {
-    if (name === 'start' || name === 'help') return helpText();
-    if (name === 'new') {
-      await chatRuns.newThread(origin);
-      return 'New conversation started.';
-    }
-    if (name === 'status') return chatRuns.status(await chatRuns.threadFor(origin));
-    if (name === 'stop') return chatRuns.stop(await chatRuns.threadFor(origin));
-    return `Unknown command /${name}.\n\n${helpText()}`;
-  }
-
   /** Downloads the attachment into the thread's uploads and stores it (with conversion); its virtual path. */
   async function upload(threadId: string, attachment: Attachment, signal: AbortSignal): Promise<string> {
     const bytes = await untilDone(() => api.download(attachment.fileId, fileLimit, signal), signal, log, 'downloading a file');
-    const tempPath = tempPathIn(await deps.files.ensureArea(threadId, 'uploads'));
-    await writeFile(tempPath, bytes);
-    const { files } = await deps.uploads.store(threadId, [{ filename: attachment.filename, tempPath, size: bytes.byteLength }]);
-    const stored = files[0];
-    return stored?.markdown_virtual_path ?? stored?.virtual_path ?? virtualPath('uploads', attachment.filename);
+    return storeChatUpload(deps, threadId, attachment.filename, bytes);
   }
 
   /** What a message does; returns the reply for a message that does not become a run. */
@@ -92,7 +66,7 @@ export function createTelegramConnection(deps: TelegramConnectionDeps) {
     const chatId = String(message.chat.id);
     const origin: ChatOrigin = { conversation: chatId, chatId, messageId: String(message.message_id), userId: String(userId ?? '') };
     const name = commandOf(message.text);
-    if (name !== null) return command(name, origin);
+    if (name !== null) return chatRuns.command(name, origin);
     const text = (message.text ?? message.caption ?? '').trim();
     const attachment = attachmentOf(message);
     if (text === '' && attachment === null) return 'I read text, documents and photos; this kind of message is not supported.';
