@@ -296,8 +296,8 @@ export type TelegramChannelConfig = Static<typeof TelegramChannelConfigSchema>;
 export const FeishuChannelConfigSchema = Type.Object(
   {
     enabled: Type.Boolean({ default: false }),
-    /** The app's id (`cli_…`, from the developer console). */
-    app_id: Type.Optional(Type.String()),
+    /** The app's id (`cli_` and 16 hex digits, from the developer console). */
+    app_id: Type.Optional(Type.String({ pattern: '^cli_[0-9a-fA-F]{16}$' })),
     /** The app's secret, best as a `$NAME` reference; resolved when the channel starts. */
     app_secret: Type.Optional(Type.String()),
     /** The event subscription's verification token and encrypt key (`$NAME` references), when the console sets them. */

@@ -99,9 +99,8 @@ export function createChatRuns(deps: ChatRunsDeps) {
         await freshThread(origin);
         return 'New conversation started.';
       }
-      const threadId = await this.threadFor(origin);
-      if (name === 'status') return this.status(threadId);
-      if (name === 'stop') return this.stop(threadId);
+      if (name === 'status') return this.status(await this.threadFor(origin));
+      if (name === 'stop') return this.stop(await this.threadFor(origin));
       return `Unknown command /${name}.\n\n${helpText()}`;
     },
 

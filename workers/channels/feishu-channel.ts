@@ -7,6 +7,7 @@
 // left queued, so an acknowledged event is never lost. Calls that fail for Feishu's sake are
 // retried with backoff.
 import * as lark from '@larksuiteoapi/node-sdk';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { FeishuChannelConfig } from '../../src/config/app-config.schemas.js';
 import { WarrenError } from '../../src/errors.js';
 import type { ChannelStore } from '../../src/store/channels.js';
@@ -16,6 +17,7 @@ import { storeChatUpload, type ChatConnectionDeps } from './chat-connection.js';
 import type { FeishuAnswers } from './feishu-answers.js';
 import { FeishuError, sdkLogger, type FeishuApi, type ResourceType } from './feishu-api.js';
 import { untilDone } from './feishu-retry.js';
+import { doublingBackoffMs } from './retry.js';
 import { commandOf } from './telegram-channel.js';
 
 /** The open platform serves a message's resources up to 100 MB. */
@@ -219,32 +221,60 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
       },
     });
 
-    let fail: (err: Error) => void = () => undefined;
-    const failed = new Promise<never>((_, reject) => (fail = reject));
-    failed.catch(() => undefined);
-    const report = (connected: boolean, lastError: string | null = null) =>
-      void deps.store.report('feishu', connected ? { connected, last_error: null } : { connected, last_error: lastError }).catch(() => undefined);
-    const ws = new lark.WSClient({
-      appId: deps.credentials.appId,
-      appSecret: deps.credentials.appSecret,
-      domain: config.base_url.replace(/\/+$/, ''),
-      logger: sdkLogger(log),
-      loggerLevel: lark.LoggerLevel.warn,
-      autoReconnect: true,
-      onReady: () => report(true),
-      onReconnecting: () => report(false, 'the long connection dropped; reconnecting'),
-      onReconnected: () => report(true),
-      onError: (err: Error) => fail(err),
-    });
+    const report = (fields: { connected: boolean; last_error?: string | null }) => deps.store.report('feishu', fields).catch(() => undefined);
+
+    /**
+     * One long connection, until it drops, fails or `signal` aborts. The SDK's own reconnecting
+     * is off: its waits (minutes before the platform has given its own) would hold the lease
+     * with nothing connected; this loop reconnects with its backoff instead.
+     */
+    async function connectOnce(): Promise<string | null> {
+      let ended: (why: string | null) => void = () => undefined;
+      const done = new Promise<string | null>((resolve) => (ended = resolve));
+      let started = false;
+      const ws = new lark.WSClient({
+        appId: deps.credentials.appId,
+        appSecret: deps.credentials.appSecret,
+        domain: config.base_url.replace(/\/+$/, ''),
+        logger: sdkLogger(log),
+        loggerLevel: lark.LoggerLevel.warn,
+        autoReconnect: false,
+        onReady: () => void report({ connected: true, last_error: null }),
+        onError: (err: Error) => ended(err.message),
+      });
+      const onAbort = () => ended(null);
+      signal.addEventListener('abort', onAbort, { once: true });
+      // Once started, a connection that is not up (the platform closed it, the network dropped) has ended.
+      const watch = setInterval(() => {
+        if (started && ws.getConnectionStatus().state !== 'connected') ended('the long connection was closed');
+      }, 500);
+      try {
+        await ws.start({ eventDispatcher: dispatcher });
+        started = true;
+        return await done;
+      } finally {
+        clearInterval(watch);
+        signal.removeEventListener('abort', onAbort);
+        ws.close({ force: true });
+      }
+    }
+
     try {
       for (const owed of await deps.store.owed('feishu')) deps.answers.follow(owed);
       // What a previous holder took in and did not finish.
       for (const queued of await deps.store.queuedEvents('feishu')) work(queued.id, queued.event);
-      await ws.start({ eventDispatcher: dispatcher });
-      const aborted = new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      await Promise.race([aborted, failed]);
+      let failures = 0;
+      while (!signal.aborted) {
+        const since = Date.now();
+        const why = await connectOnce();
+        if (signal.aborted) break;
+        // A connection that held a while was fine: its drop starts the backoff afresh.
+        failures = Date.now() - since > 60_000 ? 1 : failures + 1;
+        log.warn({ why, attempt: failures }, 'feishu: the long connection ended; connecting again');
+        await report({ connected: false, last_error: why });
+        await delay(doublingBackoffMs(failures), undefined, { signal }).catch(() => undefined);
+      }
     } finally {
-      ws.close({ force: true });
       deps.answers.stopAll();
     }
   }
