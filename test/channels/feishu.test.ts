@@ -171,6 +171,18 @@ describe('feishu channel', () => {
     expect(feishu.chat('oc_f')).toHaveLength(1);
   });
 
+  it('reconnects when the platform drops the long connection, through a refused endpoint, and loses no message', async () => {
+    feishu.throttle('POST', 'endpoint', 2);
+    feishu.dropConnections();
+    // Sent while the connection is down: delivered once it is back.
+    script.lead.push({ content: 'Back after the drop.' });
+    feishu.sendText('oc_c', 'Did you drop?', { from: 'ou_c' });
+    await answerIn('oc_c', (t) => t === 'Back after the drop.', 'the answer after the reconnect');
+    await waitFor(async () => (await feishuStatus())?.connected, 'feishu connected again', 60_000);
+    expect(feishu.openConnections).toBe(1);
+    expect(feishu.chat('oc_c')).toHaveLength(1);
+  });
+
   it('restarts on request, and a killed holder is taken over by the other worker without losing a message', async () => {
     const restart = await fetch(api('/channels/feishu/restart'), { method: 'POST' });
     expect(restart.status).toBe(202);

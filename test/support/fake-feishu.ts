@@ -1,11 +1,11 @@
 // A local server that speaks the Feishu open platform for one app, as Warren's Feishu channel
 // uses it: tenant_access_token (tokens can be expired at will, refused afterwards with code
-// 99991663), the long connection (POST /callback/ws/endpoint hands out a ws:// address; events
-// go down as protobuf frames, the client acknowledges each by sending the frame back with a
-// `{code}` payload; an event not acknowledged with 200 before its connection closes is
-// delivered again on the next one), message reply and PATCH (cards), message resources, and
-// file upload (im/v1/files). Tests push user messages in and read what the bot sent; the server
-// counts long connections open at once, so two holders would show.
+// 99991663); the long connection (POST /callback/ws/endpoint hands out a ws:// address; events go
+// down as protobuf frames once the client has sent its first ping; the client acknowledges each
+// by sending the frame back with a `{code}` payload; an event not acknowledged with 200 is sent
+// again, on a later ping or on the next connection); message reply and PATCH (cards); message
+// resources; and file upload (im/v1/files). Tests push user messages in and read what the bot
+// sent; the server counts long connections open at once, so two holders would show.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -47,6 +47,8 @@ export interface FakeFeishu {
   sendFile(chatId: string, filename: string, bytes: Buffer, from?: string): string;
   /** A message of another kind (`sticker`, `audio`…). */
   sendOther(chatId: string, messageType: string, from?: string): string;
+  /** Closes every long connection, as the platform does when it restarts. */
+  dropConnections(): void;
   /** Makes every token handed out so far expire: the next call with one is refused. */
   expireTokens(): void;
   /** Answers the next `count` calls whose path ends with `suffix` (and method) with 429 and code 99991400. */
@@ -187,6 +189,7 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
   const validTokens = new Set<string>();
   const throttled = new Map<string, number>();
   const sockets = new Set<Socket>();
+  const ready = new Set<Socket>();
   /** Events not yet acknowledged, by frame message id. */
   const pending = new Map<string, Buffer>();
   let tokensIssued = 0;
@@ -197,11 +200,19 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
   const ok = (res: ServerResponse, body: Record<string, unknown>) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 0, msg: 'success', ...body }));
   const fail = (res: ServerResponse, status: number, code: number, msg: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ code, msg }));
 
-  /** Sends an event down the open connection (the first one, as Feishu picks one), or keeps it for the next. */
+  /** When each unacknowledged event was last sent down. */
+  const sentAt = new Map<string, number>();
+
+  /**
+   * Sends an event down a connection that has spoken (its first ping: before it, the client may
+   * not be listening yet), the first one as Feishu picks one; or keeps it for the next.
+   */
   function deliver(frameId: string): void {
-    const socket = [...sockets][0];
+    const socket = [...sockets].find((s) => ready.has(s));
     const frame = pending.get(frameId);
-    if (socket && frame) socket.send(frame);
+    if (!socket || !frame) return;
+    sentAt.set(frameId, Date.now());
+    socket.send(frame);
   }
 
   function pushEvent(message: Record<string, unknown>, from: string): void {
@@ -271,7 +282,7 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
       return ok(res, {
         data: {
           URL: `ws://127.0.0.1:${port}/ws?device_id=fake-device&service_id=7`,
-          ClientConfig: { PingInterval: 120, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 },
+          ClientConfig: { PingInterval: 1, ReconnectCount: -1, ReconnectInterval: 1, ReconnectNonce: 0 },
         },
       });
     }
@@ -326,17 +337,26 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
       maxOpen = Math.max(maxOpen, sockets.size);
       ws.on('message', (data) => {
         const frame = decodeFrame(data);
+        if (frame.method === 0 && frame.headers.type === 'ping') {
+          ready.add(ws);
+          // Like the platform, an event not acknowledged in a while is sent again.
+          for (const id of pending.keys()) if (Date.now() - (sentAt.get(id) ?? 0) > 2_000) deliver(id);
+          return;
+        }
         if (frame.method !== 1) return;
         const answer = JSON.parse(frame.payload.toString('utf8') || '{}') as { code?: number };
         const id = frame.headers.message_id;
-        if (id && answer.code === 200) pending.delete(id);
+        if (id && answer.code === 200) {
+          pending.delete(id);
+          sentAt.delete(id);
+        }
       });
       ws.on('close', () => {
         sockets.delete(ws);
+        ready.delete(ws);
         // What it did not acknowledge goes to the next connection.
         for (const id of pending.keys()) deliver(id);
       });
-      for (const id of pending.keys()) deliver(id);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -369,6 +389,9 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
       return userMessage(chatId, 'file', { file_key: key, file_name: filename }, from, undefined, new Map([[key, bytes]]));
     },
     sendOther: (chatId, messageType, from = `ou_${chatId}`) => userMessage(chatId, messageType, {}, from),
+    dropConnections() {
+      for (const socket of sockets) socket.terminate();
+    },
     expireTokens: () => validTokens.clear(),
     throttle(method, suffix, count) {
       throttled.set(`${method} ${suffix}`, count);
