@@ -313,8 +313,12 @@ export const FeishuChannelConfigSchema = Type.Object(
     recursion_limit: Type.Integer({ minimum: 1, default: 100 }),
     /** At least this long between two updates of one streamed answer card (Feishu allows 5 updates a second per message). */
     edit_interval_ms: Type.Integer({ minimum: 200, default: 500 }),
-    /** How events arrive: the long connection. (The HTTP event callback is not implemented yet.) */
-    mode: Type.Literal('websocket', { default: 'websocket' }),
+    /**
+     * How events arrive: `websocket`, the long connection (no public address needed); `events`,
+     * Feishu's HTTP callback to POST /api/channels/feishu/events (needs verification_token, and
+     * an address Feishu reaches); `both`.
+     */
+    mode: Type.Union([Type.Literal('websocket'), Type.Literal('events'), Type.Literal('both')], { default: 'websocket' }),
   },
   { additionalProperties: false },
 );

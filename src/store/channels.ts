@@ -66,8 +66,11 @@ export interface ChannelStore {
    * process holding the connection dies first.
    */
   queueEvent(channel: ChannelName, eventId: string, event: string, ttlMs: number): Promise<boolean>;
-  /** The queued events, oldest first. */
-  queuedEvents(channel: ChannelName): Promise<{ id: string; event: string }[]>;
+  /**
+   * The queued events after `after` (`0`: all), oldest first; when there are none, waits up to
+   * `blockMs` for one on `connection`, a connection of the caller's own (it blocks).
+   */
+  readEvents(channel: ChannelName, after: string, blockMs: number, connection: Redis): Promise<{ id: string; event: string }[]>;
   eventDone(channel: ChannelName, id: string): Promise<void>;
 }
 
@@ -160,9 +163,9 @@ export function createChannelStore(redis: Redis, scripts: Record<string, ScriptC
       return false;
     },
 
-    async queuedEvents(channel) {
-      const entries = await redis.xrange(keys.channelEvents(channel), '-', '+');
-      return entries.map(([id, fields]) => ({ id, event: fields[fields.indexOf('event') + 1] ?? '' }));
+    async readEvents(channel, after, blockMs, connection) {
+      const read = (await connection.xread('BLOCK', blockMs, 'STREAMS', keys.channelEvents(channel), after)) as [string, [string, string[]][]][] | null;
+      return (read?.[0]?.[1] ?? []).map(([id, fields]) => ({ id, event: fields[fields.indexOf('event') + 1] ?? '' }));
     },
 
     async eventDone(channel, id) {

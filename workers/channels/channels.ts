@@ -101,6 +101,8 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
       recursionLimit: settings.recursion_limit,
     });
   const holders = new Map<ChannelName, LeaseHolder>();
+  /** Redis connections of the platforms' own, closed with the channels. */
+  const connections: { disconnect(): void }[] = [];
   const hold = (channel: ChannelName, connect: LeaseHolderOptions['connect']) =>
     holders.set(
       channel,
@@ -133,6 +135,8 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
       encryptKey: resolveEnvRef(feishu.encrypt_key).value ?? undefined,
     };
     const chatRuns = chatRunsFor('feishu', feishu);
+    const feishuQueue = deps.redis.blocking('channels-feishu-events');
+    connections.push(feishuQueue);
     const api = createFeishuApi({ baseUrl: feishu.base_url, appId: credentials.appId, appSecret: credentials.appSecret, log: flog });
     hold('feishu', async (leaseToken, signal) => {
       const cards = createFeishuAnswers({ api, store: stores.channels, files, editIntervalMs: feishu.edit_interval_ms, signal, log: flog });
@@ -143,7 +147,20 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
         settle: (owed) => stores.channels.settle('feishu', owed.run_id),
         onError: (err, owed) => flog.warn({ err, run_id: owed.run_id }, 'feishu: an answer was not sent; it stays owed'),
       });
-      const connection = createFeishuConnection({ config: feishu, credentials, api, store: stores.channels, chatRuns, answers, cards, uploads, files, maxFileBytes, log: flog });
+      const connection = createFeishuConnection({
+        config: feishu,
+        credentials,
+        api,
+        store: stores.channels,
+        blocking: feishuQueue,
+        chatRuns,
+        answers,
+        cards,
+        uploads,
+        files,
+        maxFileBytes,
+        log: flog,
+      });
       await connection.run(leaseToken, signal);
     });
   }
@@ -165,6 +182,7 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
       await hub.close();
       await conversionPool.close();
       subscriber.disconnect();
+      for (const connection of connections) connection.disconnect();
     },
   };
 }

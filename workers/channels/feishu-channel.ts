@@ -8,6 +8,7 @@
 // retried with backoff.
 import * as lark from '@larksuiteoapi/node-sdk';
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
 import type { FeishuChannelConfig } from '../../src/config/app-config.schemas.js';
 import { WarrenError } from '../../src/errors.js';
 import type { ChannelStore } from '../../src/store/channels.js';
@@ -23,7 +24,9 @@ import { commandOf } from './telegram-channel.js';
 /** The open platform serves a message's resources up to 100 MB. */
 export const FEISHU_DOWNLOAD_LIMIT = 100 * 1024 * 1024;
 /** How long an event_id is remembered: longer than the platform goes on redelivering. */
-const EVENT_MEMORY_MS = 24 * 60 * 60 * 1000;
+export const EVENT_MEMORY_MS = 24 * 60 * 60 * 1000;
+/** How long one read of the event queue waits for an event. */
+const QUEUE_WAIT_MS = 2_000;
 
 /** The part of `im.message.receive_v1` read here. */
 export interface FeishuMessageEvent {
@@ -45,7 +48,9 @@ export interface FeishuConnectionDeps extends ChatConnectionDeps {
   config: FeishuChannelConfig;
   credentials: { appId: string; appSecret: string; verificationToken?: string; encryptKey?: string };
   api: FeishuApi;
-  store: Pick<ChannelStore, 'report' | 'owed' | 'queueEvent' | 'queuedEvents' | 'eventDone'>;
+  store: Pick<ChannelStore, 'report' | 'owed' | 'queueEvent' | 'readEvents' | 'eventDone'>;
+  /** A Redis connection of the connection's own, for waiting on the event queue. */
+  blocking: Redis;
   cards: Pick<FeishuAnswers, 'open'>;
 }
 
@@ -214,9 +219,8 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
       'im.message.receive_v1': async (data: FeishuMessageEvent) => {
         const eventId = data.event_id ?? data.message?.message_id;
         if (!eventId || signal.aborted) throw new Error('not taken in: no event_id, or the connection is closing');
-        if (await deps.store.queueEvent('feishu', eventId, JSON.stringify(data), EVENT_MEMORY_MS)) {
-          for (const queued of await deps.store.queuedEvents('feishu')) work(queued.id, queued.event);
-        }
+        // The queue's reader (below) takes it from there.
+        await deps.store.queueEvent('feishu', eventId, JSON.stringify(data), EVENT_MEMORY_MS);
         return undefined;
       },
     });
@@ -259,10 +263,32 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
       }
     }
 
+    /** Works through the queue: first what a previous holder took in and did not finish, then each new event, whichever way it came. */
+    async function readQueue(): Promise<void> {
+      let after = '0';
+      while (!signal.aborted) {
+        try {
+          for (const queued of await deps.store.readEvents('feishu', after, QUEUE_WAIT_MS, deps.blocking)) {
+            work(queued.id, queued.event);
+            after = queued.id;
+          }
+        } catch (err) {
+          if (signal.aborted) break;
+          log.warn({ err }, 'feishu: the event queue could not be read; trying again');
+          await delay(1_000, undefined, { signal }).catch(() => undefined);
+        }
+      }
+    }
+
     try {
       for (const owed of await deps.store.owed('feishu')) deps.answers.follow(owed);
-      // What a previous holder took in and did not finish.
-      for (const queued of await deps.store.queuedEvents('feishu')) work(queued.id, queued.event);
+      const reading = readQueue();
+      if (config.mode === 'events') {
+        // Events come over HTTP to the API, which queues them: nothing to connect to.
+        await report({ connected: true, last_error: null });
+        await reading;
+        return;
+      }
       let failures = 0;
       while (!signal.aborted) {
         const since = Date.now();
