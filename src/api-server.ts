@@ -24,6 +24,7 @@ import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
 import { createChannelsService } from './gateway/channels.service.js';
+import { createFeishuEventsService } from './gateway/feishu-events.service.js';
 import { conversionLimits } from './uploads/conversion-limits.js';
 import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
@@ -159,6 +160,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       channels: stores.channels,
       requestRestart: (name) => publishChannelRestart(redis.command, { channel: name }),
     }),
+    feishuEvents: createFeishuEventsService({ config: config.channels.feishu, channels: stores.channels }),
   };
   const state = createStateService({ stores, graphs });
   const admissionDeps: RunAdmissionDeps = {

@@ -7,6 +7,8 @@ import type { AgentsService } from './agents.service.js';
 import { artifactRoutes } from './artifacts.routes.js';
 import { channelRoutes } from './channels.routes.js';
 import type { ChannelsService } from './channels.service.js';
+import { feishuEventRoutes } from './feishu-events.routes.js';
+import type { FeishuEventsService } from './feishu-events.service.js';
 import type { ArtifactsService } from './artifacts.service.js';
 import type { UploadLimits } from './gateway-deps.js';
 import type { McpService } from './mcp.service.js';
@@ -39,6 +41,7 @@ export interface GatewayServices {
   suggestions: SuggestionsService;
   memory: MemoryService;
   channels: ChannelsService;
+  feishuEvents: FeishuEventsService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -61,4 +64,5 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });
   await app.register(memoryRoutes, { memory: deps.memory });
   await app.register(channelRoutes, { channels: deps.channels });
+  await app.register(feishuEventRoutes, { feishuEvents: deps.feishuEvents });
 }

@@ -12,6 +12,9 @@ import { keys } from './keys.js';
 import { nowIso } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 
+/** How long an event id is remembered (queueEvent): longer than a platform goes on redelivering. */
+export const CHANNEL_EVENT_MEMORY_MS = 24 * 60 * 60 * 1000;
+
 /** The platforms Warren connects to. */
 export const CHANNEL_NAMES = ['telegram', 'feishu'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

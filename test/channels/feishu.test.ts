@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentScript } from '../support/agent-script.js';
 import { channelApi } from '../support/channel-api.js';
 import { buildDist, ROOT, startCluster, type Cluster } from '../support/cluster.js';
-import { startFakeFeishu, type BotMessage, type FakeFeishu } from '../support/fake-feishu.js';
+import { encryptFeishu, signFeishu, startFakeFeishu, type BotMessage, type FakeFeishu } from '../support/fake-feishu.js';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -20,7 +20,9 @@ let llm: ScriptedOpenAI;
 let feishu: FakeFeishu;
 let cluster: Cluster;
 
-const users = ['ou_a', 'ou_b', 'ou_c', 'ou_d', 'ou_e', 'ou_f', 'ou_g'];
+const TOKEN = 'verification-token-for-tests';
+const ENCRYPT_KEY = 'encrypt-key-for-tests';
+const users = ['ou_h', 'ou_a', 'ou_b', 'ou_c', 'ou_d', 'ou_e', 'ou_f', 'ou_g'];
 
 beforeAll(async () => {
   buildDist();
@@ -30,7 +32,7 @@ beforeAll(async () => {
     apis: 1,
     workers: 2,
     workerConcurrency: 4,
-    env: { WARREN_TEST_FEISHU_SECRET: feishu.appSecret },
+    env: { WARREN_TEST_FEISHU_SECRET: feishu.appSecret, WARREN_TEST_FEISHU_TOKEN: TOKEN, WARREN_TEST_FEISHU_KEY: ENCRYPT_KEY },
     config: {
       models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key' }],
       // A killed worker's runs and lease are taken over within seconds.
@@ -41,6 +43,10 @@ beforeAll(async () => {
           enabled: true,
           app_id: feishu.appId,
           app_secret: '$WARREN_TEST_FEISHU_SECRET',
+          verification_token: '$WARREN_TEST_FEISHU_TOKEN',
+          encrypt_key: '$WARREN_TEST_FEISHU_KEY',
+          // The long connection and the HTTP callback at once.
+          mode: 'both',
           base_url: feishu.url,
           allowed_users: users,
           edit_interval_ms: 200,
@@ -181,6 +187,60 @@ describe('feishu channel', () => {
     await waitFor(async () => (await feishuStatus())?.connected, 'feishu connected again', 60_000);
     expect(feishu.openConnections).toBe(1);
     expect(feishu.chat('oc_c')).toHaveLength(1);
+  });
+
+  describe('the HTTP event callback', () => {
+    /** Posts a body as Feishu would: encrypted and signed unless told otherwise. */
+    async function callback(payload: unknown, options: { encrypt?: boolean; signature?: string; raw?: string } = {}) {
+      const body = options.raw ?? JSON.stringify(options.encrypt === false ? payload : { encrypt: encryptFeishu(JSON.stringify(payload), ENCRYPT_KEY) });
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const nonce = 'nonce-1';
+      const res = await fetch(api('/channels/feishu/events'), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'x-lark-request-timestamp': timestamp,
+          'x-lark-request-nonce': nonce,
+          'x-lark-signature': options.signature ?? signFeishu(timestamp, nonce, ENCRYPT_KEY, body),
+        },
+        body,
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    }
+
+    it('answers the url_verification challenge, and refuses a wrong token, an unencrypted body, a bad signature and a body that is not JSON', async () => {
+      expect(await callback({ type: 'url_verification', token: TOKEN, challenge: 'abc123' })).toEqual({ status: 200, body: { challenge: 'abc123' } });
+      const wrongToken = await callback({ type: 'url_verification', token: 'nope', challenge: 'abc123' });
+      expect(wrongToken.status).toBe(401);
+      expect(wrongToken.body.detail).toMatch(/verification token/);
+      expect((await callback({ type: 'url_verification', token: TOKEN, challenge: 'x' }, { encrypt: false })).status).toBe(401);
+
+      const { envelope } = feishu.callbackEvent('oc_h', 'signed wrong', TOKEN, 'ou_h');
+      const badSignature = await callback(envelope, { signature: 'f'.repeat(64) });
+      expect(badSignature.status).toBe(401);
+      expect(badSignature.body.detail).toMatch(/X-Lark-Signature/);
+      const forged = feishu.callbackEvent('oc_h', 'forged', 'not-the-token', 'ou_h');
+      expect((await callback(forged.envelope)).status).toBe(401);
+      const garbage = await callback(null, { raw: '{not json' });
+      expect(garbage.status).toBe(400);
+      expect(typeof garbage.body.detail).toBe('string');
+      const undecryptable = await callback(null, { raw: JSON.stringify({ encrypt: Buffer.alloc(48, 7).toString('base64') }) });
+      expect(undecryptable.status).toBe(401);
+      expect(await threadsOf('oc_h')).toHaveLength(0);
+    });
+
+    it('queues a message event for the holder, once per event_id however often it is posted', async () => {
+      script.lead.push({ content: 'Answered from the callback.' });
+      const { messageId, envelope } = feishu.callbackEvent('oc_h', 'Hello over HTTP', TOKEN, 'ou_h');
+      expect(await callback(envelope)).toEqual({ status: 200, body: { ok: true } });
+      // Feishu delivers again when it is unsure: the same event_id, taken in once.
+      expect(await callback(envelope)).toEqual({ status: 200, body: { ok: true } });
+      const card = await answerIn('oc_h', (t) => t === 'Answered from the callback.', 'the answer to the callback event');
+      expect(card.reply_to).toBe(messageId);
+      const [thread] = await threadsOf('oc_h');
+      expect(await runsOf(thread?.thread_id as string)).toHaveLength(1);
+      expect(feishu.chat('oc_h')).toHaveLength(1);
+    });
   });
 
   it('restarts on request, and a killed holder is taken over by the other worker without losing a message', async () => {

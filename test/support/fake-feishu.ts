@@ -6,7 +6,7 @@
 // again, on a later ping or on the next connection); message reply and PATCH (cards); message
 // resources; and file upload (im/v1/files). Tests push user messages in and read what the bot
 // sent; the server counts long connections open at once, so two holders would show.
-import { randomUUID } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -47,6 +47,11 @@ export interface FakeFeishu {
   sendFile(chatId: string, filename: string, bytes: Buffer, from?: string): string;
   /** A message of another kind (`sticker`, `audio`…). */
   sendOther(chatId: string, messageType: string, from?: string): string;
+  /**
+   * A user's text message as Feishu's HTTP callback sends it (schema 2.0, header.token set), not
+   * pushed down the long connection: the test posts it. The message is known to the server (for replies).
+   */
+  callbackEvent(chatId: string, text: string, token: string, from?: string): { messageId: string; envelope: Record<string, unknown> };
   /** Closes every long connection, as the platform does when it restarts. */
   dropConnections(): void;
   /** Makes every token handed out so far expire: the next call with one is refused. */
@@ -133,6 +138,17 @@ function decodeFrame(buf: Buffer): { method: number; headers: Record<string, str
   return { method, headers, payload };
 }
 
+/** Feishu's encryption of an event: AES-256-CBC, key sha256(encrypt_key), a random IV before the ciphertext, base64. */
+export function encryptFeishu(plain: string, encryptKey: string): string {
+  const iv = randomBytes(16);
+  const cipher = createCipheriv('aes-256-cbc', createHash('sha256').update(encryptKey).digest(), iv);
+  return Buffer.concat([iv, cipher.update(plain, 'utf8'), cipher.final()]).toString('base64');
+}
+
+/** The X-Lark-Signature of a callback body. */
+export const signFeishu = (timestamp: string, nonce: string, encryptKey: string, body: string) =>
+  createHash('sha256').update(timestamp + nonce + encryptKey + body).digest('hex');
+
 interface Socket {
   send(data: Buffer): void;
   on(event: 'message', listener: (data: Buffer) => void): void;
@@ -215,12 +231,14 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
     socket.send(frame);
   }
 
+  const envelopeOf = (message: Record<string, unknown>, from: string, token = '') => ({
+    schema: '2.0',
+    header: { event_id: randomUUID(), event_type: 'im.message.receive_v1', create_time: String(Date.now()), token, app_id: appId, tenant_key: 'tenant' },
+    event: { sender: { sender_id: { open_id: from }, sender_type: 'user', tenant_key: 'tenant' }, message },
+  });
+
   function pushEvent(message: Record<string, unknown>, from: string): void {
-    const envelope = {
-      schema: '2.0',
-      header: { event_id: randomUUID(), event_type: 'im.message.receive_v1', create_time: String(Date.now()), token: '', app_id: appId, tenant_key: 'tenant' },
-      event: { sender: { sender_id: { open_id: from }, sender_type: 'user', tenant_key: 'tenant' }, message },
-    };
+    const envelope = envelopeOf(message, from);
     const frameId = randomUUID();
     pending.set(
       frameId,
@@ -242,14 +260,16 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
     deliver(frameId);
   }
 
-  function userMessage(chatId: string, messageType: string, content: unknown, from: string, threadId?: string, resources = new Map<string, Buffer>()): string {
+  function knownMessage(chatId: string, messageType: string, content: unknown, threadId?: string, resources = new Map<string, Buffer>()) {
     const messageId = `om_user_${nextId++}`;
     userMessages.set(messageId, { chat_id: chatId, resources });
-    pushEvent(
-      { message_id: messageId, chat_id: chatId, chat_type: 'p2p', message_type: messageType, content: JSON.stringify(content), create_time: String(Date.now()), ...(threadId ? { thread_id: threadId } : {}) },
-      from,
-    );
-    return messageId;
+    return { message_id: messageId, chat_id: chatId, chat_type: 'p2p', message_type: messageType, content: JSON.stringify(content), create_time: String(Date.now()), ...(threadId ? { thread_id: threadId } : {}) };
+  }
+
+  function userMessage(chatId: string, messageType: string, content: unknown, from: string, threadId?: string, resources = new Map<string, Buffer>()): string {
+    const message = knownMessage(chatId, messageType, content, threadId, resources);
+    pushEvent(message, from);
+    return message.message_id;
   }
 
   function authorized(req: IncomingMessage, res: ServerResponse): boolean {
@@ -389,6 +409,10 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
       return userMessage(chatId, 'file', { file_key: key, file_name: filename }, from, undefined, new Map([[key, bytes]]));
     },
     sendOther: (chatId, messageType, from = `ou_${chatId}`) => userMessage(chatId, messageType, {}, from),
+    callbackEvent(chatId, text, token, from = `ou_${chatId}`) {
+      const message = knownMessage(chatId, 'text', { text });
+      return { messageId: message.message_id, envelope: envelopeOf(message, from, token) };
+    },
     dropConnections() {
       for (const socket of sockets) socket.terminate();
     },

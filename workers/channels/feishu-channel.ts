@@ -11,7 +11,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { FeishuChannelConfig } from '../../src/config/app-config.schemas.js';
 import { WarrenError } from '../../src/errors.js';
-import type { ChannelStore } from '../../src/store/channels.js';
+import { CHANNEL_EVENT_MEMORY_MS, type ChannelStore } from '../../src/store/channels.js';
 import { fileNameProblem } from '../../src/store/thread-files.js';
 import type { ChatOrigin } from './chat-runs.js';
 import { storeChatUpload, type ChatConnectionDeps } from './chat-connection.js';
@@ -23,8 +23,6 @@ import { commandOf } from './telegram-channel.js';
 
 /** The open platform serves a message's resources up to 100 MB. */
 export const FEISHU_DOWNLOAD_LIMIT = 100 * 1024 * 1024;
-/** How long an event_id is remembered: longer than the platform goes on redelivering. */
-export const EVENT_MEMORY_MS = 24 * 60 * 60 * 1000;
 /** How long one read of the event queue waits for an event. */
 const QUEUE_WAIT_MS = 2_000;
 
@@ -220,7 +218,7 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
         const eventId = data.event_id ?? data.message?.message_id;
         if (!eventId || signal.aborted) throw new Error('not taken in: no event_id, or the connection is closing');
         // The queue's reader (below) takes it from there.
-        await deps.store.queueEvent('feishu', eventId, JSON.stringify(data), EVENT_MEMORY_MS);
+        await deps.store.queueEvent('feishu', eventId, JSON.stringify(data), CHANNEL_EVENT_MEMORY_MS);
         return undefined;
       },
     });
