@@ -1,6 +1,7 @@
-// POST /api/channels/feishu/events: Feishu's HTTP event callback. Public (Feishu sends no API
-// key): the verification token and, with an encrypt_key, the signature stand in for one. The
-// body is read as text, since the signature covers its exact bytes.
+// POST /api/channels/feishu/events: Feishu's HTTP event callback. Once switched on
+// (channels.feishu.mode `events` or `both`) it is public, as Feishu sends no API key: the
+// verification token and, with an encrypt_key, the signature stand in for one. Switched off, it
+// is like any route (and answers 404). The body is read as text: the signature covers its bytes.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { ErrorSchema, errorResponses } from './common.schemas.js';
@@ -16,7 +17,7 @@ export async function feishuEventRoutes(app: FastifyInstance, deps: { feishuEven
   r.post(
     '/channels/feishu/events',
     {
-      config: { public: true },
+      config: { public: deps.feishuEvents.open },
       schema: {
         tags: ['channels'],
         body: FeishuEventBodySchema,

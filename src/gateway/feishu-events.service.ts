@@ -55,9 +55,14 @@ export function createFeishuEventsService(deps: FeishuEventsServiceDeps) {
   const { config } = deps;
   const secret = (ref: string | undefined) => resolveEnvRef(ref, deps.env).value ?? null;
 
+  const open = config.enabled && config.mode !== 'websocket';
+
   return {
+    /** The callback is switched on: its route then takes requests without an API key (Feishu sends none). */
+    open,
+
     async receive(body: string, headers: FeishuEventHeaders): Promise<FeishuEventReply> {
-      if (!config.enabled || config.mode === 'websocket') {
+      if (!open) {
         throw new NotFoundError('Feishu events over HTTP are off: set channels.feishu.enabled and channels.feishu.mode to events or both.');
       }
       const token = secret(config.verification_token);
