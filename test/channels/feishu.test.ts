@@ -37,6 +37,8 @@ beforeAll(async () => {
       models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key' }],
       // A killed worker's runs and lease are taken over within seconds.
       runtime: { lock_seconds: 2, stalled_check_seconds: 1 },
+      // Small, so that a file over it is cheap to send.
+      uploads: { max_file_mb: 1 },
       channels: {
         lease_seconds: 2,
         feishu: {
@@ -154,11 +156,13 @@ describe('feishu channel', () => {
     expect((await runsOf(fresh?.thread_id as string)).map((r) => r.status)).toEqual(['interrupted']);
   });
 
-  it('answers unknown users, unsupported messages and unknown commands without starting runs', async () => {
+  it('answers unknown users, unsupported messages, oversized files and unknown commands without starting runs', async () => {
     feishu.sendText('oc_x', 'let me in', { from: 'ou_stranger' });
     await answerIn('oc_x', (t) => t.includes('only answers its allowed users') && t.includes('ou_stranger'), 'the refusal');
     feishu.sendOther('oc_e', 'sticker', 'ou_e');
     await answerIn('oc_e', (t) => t.includes('not supported'), 'the unsupported-message reply');
+    feishu.sendFile('oc_e', 'huge.bin', Buffer.alloc(1024 * 1024 + 1, 1), 'ou_e');
+    await answerIn('oc_e', (t) => t.startsWith('That file is too large: files up to 1 MiB'), 'the oversized-file reply');
     feishu.sendText('oc_e', '/frobnicate', { from: 'ou_e' });
     await answerIn('oc_e', (t) => t.startsWith('Unknown command /frobnicate.'), 'the unknown-command reply');
     expect(await threadsOf('oc_x')).toHaveLength(0);

@@ -116,11 +116,9 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
   const { api, config, chatRuns, log } = deps;
   const fileLimit = Math.min(deps.maxFileBytes, FEISHU_DOWNLOAD_LIMIT);
 
-  /** Downloads the attachment into the thread's uploads and stores it (with conversion); its virtual path. */
-  async function upload(threadId: string, messageId: string, attachment: Attachment, signal: AbortSignal): Promise<string> {
-    const bytes = await untilDone(() => api.download(messageId, attachment.key, attachment.type, fileLimit), signal, log, 'downloading a file');
-    return storeChatUpload(deps, threadId, attachment.filename, bytes);
-  }
+  /** The attachment's bytes (a file over the limit is refused: a FeishuError 413). */
+  const download = (messageId: string, attachment: Attachment, signal: AbortSignal) =>
+    untilDone(() => api.download(messageId, attachment.key, attachment.type, fileLimit), signal, log, 'downloading a file');
 
   /** What a message does; returns the reply for a message that does not become a run. */
   async function handleMessage(event: FeishuMessageEvent, signal: AbortSignal): Promise<string | null> {
@@ -136,9 +134,15 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
     const name = parsed.attachments.length === 0 ? commandOf(parsed.text) : null;
     if (name !== null) return chatRuns.command(name, origin);
     if (parsed.text === '' && parsed.attachments.length === 0) return 'That message has no text to answer.';
+    // Every file is downloaded before anything is made: one over the limit leaves no trace.
+    const downloads: Uint8Array[] = [];
+    for (const attachment of parsed.attachments) downloads.push(await download(message.message_id, attachment, signal));
     const threadId = await chatRuns.threadFor(origin);
     const lines = parsed.text === '' ? [] : [parsed.text];
-    for (const attachment of parsed.attachments) lines.push(`[I attached ${attachment.filename}: ${await upload(threadId, message.message_id, attachment, signal)}]`);
+    for (const [i, attachment] of parsed.attachments.entries()) {
+      // Stored with conversion, into the thread's uploads; the agent is told where.
+      lines.push(`[I attached ${attachment.filename}: ${await storeChatUpload(deps, threadId, attachment.filename, downloads[i] as Uint8Array)}]`);
+    }
     const owed = await chatRuns.start(origin, threadId, lines.join('\n\n'));
     deps.answers.follow(owed);
     await deps.cards.open(owed);
