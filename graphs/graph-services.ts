@@ -44,8 +44,8 @@ export interface GraphServices {
   toolbox: Toolbox;
   /** Custom agents, read when a run names one (`agent_name`). */
   customAgents?: Pick<CustomAgentStore, 'get'>;
-  /** The user's memory, for the lead agent's prompt; left out, the prompt has none. */
-  memory?: { read(): Promise<MemoryDocument> };
+  /** The memory of the user who owns the thread, for the lead agent's prompt; left out, the prompt has none. */
+  memory?: { read(threadId: string): Promise<MemoryDocument> };
   /** Runs sub-agent tasks as queued jobs on any worker; left out, they run in this process. */
   tasks?: TaskDispatcher;
 }

@@ -81,29 +81,49 @@ async function toGraph(exported: unknown, config: RunnableConfig | undefined, sp
   throw new ConfigError(`${spec} does not export a LangGraph graph (a compiled graph, a StateGraph, a Promise of one, or a function returning one)`);
 }
 
-type ResolvedGraph = { spec: string } & ({ builtin: GraphFactory } | { url: string; exportName: string; typescript: boolean });
+type ResolvedModule = { spec: string; url: string; exportName: string; typescript: boolean };
+type ResolvedGraph = { spec: string } & ({ builtin: GraphFactory } | ResolvedModule);
 
 /**
- * Resolves `builtin:x` to its factory, and `<path>:<export>` to an importable file URL and an
- * export name; `<path>` alone means its default export, as in `langgraph.json`.
+ * `<path>:<export>` to an importable file URL and an export name; `<path>` alone means its
+ * default export, as in `langgraph.json`. `what` names the module in errors ("Graph", "Auth").
  */
+function resolveModuleSpec(spec: string, configDir: string, what: string): ResolvedModule {
+  const colon = spec.lastIndexOf(':');
+  const exportName = colon > 0 ? spec.slice(colon + 1) : 'default';
+  const target = colon > 0 ? spec.slice(0, colon) : spec;
+  if (exportName === '') throw new ConfigError(`${what} "${spec}" must be <module path>:<export> or <module path>`);
+  if (!/\.(?:[cm]?js|[cm]?ts)$/.test(target)) throw new ConfigError(`${what} module "${target}" must be .js, .mjs, .cjs, .ts, .mts or .cts`);
+  const full = path.isAbsolute(target) ? target : path.resolve(configDir, target);
+  if (WORKER_ONLY_DIRS.some((dir) => full.startsWith(dir + path.sep))) {
+    throw new ConfigError(`${what} module ${full} (for "${spec}") is worker code: the API loads it, so it lives outside workers/`);
+  }
+  if (!existsSync(full)) throw new ConfigError(`${what} module ${full} (for "${spec}") does not exist`);
+  return { spec, url: pathToFileURL(full).href, exportName, typescript: isTypeScriptModule(full) };
+}
+
+/** Resolves `builtin:x` to its factory, and `<path>:<export>` as resolveModuleSpec does. */
 export function resolveGraphSpec(spec: string, configDir: string): ResolvedGraph {
   if (spec.startsWith('builtin:')) {
     const builtin = BUILTINS[spec.slice('builtin:'.length)];
     if (!builtin) throw new ConfigError(`Unknown built-in graph "${spec}"`);
     return { spec, builtin };
   }
-  const colon = spec.lastIndexOf(':');
-  const exportName = colon > 0 ? spec.slice(colon + 1) : 'default';
-  const target = colon > 0 ? spec.slice(0, colon) : spec;
-  if (exportName === '') throw new ConfigError(`Graph "${spec}" must be <module path>:<export> or <module path>`);
-  if (!/\.(?:[cm]?js|[cm]?ts)$/.test(target)) throw new ConfigError(`Graph module "${target}" must be .js, .mjs, .cjs, .ts, .mts or .cts`);
-  const full = path.isAbsolute(target) ? target : path.resolve(configDir, target);
-  if (WORKER_ONLY_DIRS.some((dir) => full.startsWith(dir + path.sep))) {
-    throw new ConfigError(`Graph module ${full} (for "${spec}") is worker code: the API loads graphs too, so they live outside workers/`);
-  }
-  if (!existsSync(full)) throw new ConfigError(`Graph module ${full} (for "${spec}") does not exist`);
-  return { spec, url: pathToFileURL(full).href, exportName, typescript: isTypeScriptModule(full) };
+  return resolveModuleSpec(spec, configDir, 'Graph');
+}
+
+/**
+ * One export of a module named as graphs are (`./path/to/file.ts:export`, relative to
+ * `configDir`), loaded as graphs are: TypeScript through the same loader. The custom auth
+ * module (src/auth/custom-module.ts) comes in this way.
+ */
+export async function importModuleExport(spec: string, configDir: string, what: string): Promise<unknown> {
+  const entry = resolveModuleSpec(spec, configDir, what);
+  if (entry.typescript) installTypeScriptLoader();
+  const mod = (await import(entry.url)) as Record<string, unknown>;
+  const exported = mod[entry.exportName];
+  if (exported === undefined) throw new ConfigError(`${spec}: the module has no export "${entry.exportName}"`);
+  return exported;
 }
 
 export function createGraphRegistry(

@@ -3,7 +3,9 @@
 // src/main.ts listens with it; the tests build it the same way.
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { createRecordAccess } from './auth/record-access.js';
 import { buildApp, type HttpTimeouts } from './app.js';
+import { authenticatorFor } from './auth/authenticator.js';
 import type { AppConfig } from './config/app-config.schemas.js';
 import type { EnvConfig } from './config/env.js';
 import type { LoadedConfig } from './config/load-config.js';
@@ -24,6 +26,7 @@ import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
 import { createChannelsService } from './gateway/channels.service.js';
+import { createSlackEventsService } from './gateway/slack-events.service.js';
 import { createFeishuEventsService } from './gateway/feishu-events.service.js';
 import { conversionLimits } from './uploads/conversion-limits.js';
 import { isRedisUnreachable } from './errors.js';
@@ -48,6 +51,7 @@ import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { DEFAULT_MEMORY_USER } from './store/memory-store.js';
+import { rateLimitBacking } from './store/rate-limit.js';
 import { createStores } from './store/stores.js';
 import { RedisStore } from './store/langgraph-store.js';
 import { storeSettingsFor } from './store/store-embeddings.js';
@@ -94,8 +98,9 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
 
 export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream, fileLocks, streamBlockMs }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
-  const apiKeys = [...(env.apiKeys ?? []), ...config.auth.api_keys];
-  const secrets = configSecrets(config, process.env, apiKeys);
+  const secrets = configSecrets(config, process.env, env.apiKeys ?? []);
+  // Before Redis: a custom auth module that fails to load stops the start with nothing to close.
+  const auth = await authenticatorFor(config.auth, env.apiKeys ?? [], dir);
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
   const redis = connectRedis(env.redisUrl, 'api', log, { failFast: true });
   // Collectors read Redis: while it is away, every scrape would fail the same way.
@@ -103,6 +108,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
   const stores = createStores(redis.command, await storeSettingsFor(config.store));
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, log });
+  const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id), policy: auth.policy });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
   // Suggestions are worker tasks; the queue and its event reader are opened on the first one.
   let taskQueue: TaskDispatcher | undefined;
@@ -147,20 +153,21 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
     skills: createSkillsService(gatewayDeps, log),
-    uploads: createUploadsService(gatewayDeps, log),
+    uploads: createUploadsService({ ...gatewayDeps, claimThread: recordAccess.claimThread }, log),
     uploadLimits: gatewayDeps.settings.uploads,
-    cleanup: createThreadCleanupService(gatewayDeps.files),
+    cleanup: createThreadCleanupService(gatewayDeps.files, (threadId) => stores.threads.releaseOwner(threadId)),
     tokenUsage: createTokenUsageService(stores),
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks }, log),
-    memory: createMemoryService({ memory: stores.memory, config: config.memory, userId: env.memoryUser ?? DEFAULT_MEMORY_USER }),
+    memory: createMemoryService({ memory: stores.memory, config: config.memory, anonymousUser: env.memoryUser ?? DEFAULT_MEMORY_USER }),
     channels: createChannelsService({
       config: config.channels,
       channels: stores.channels,
       requestRestart: (name) => publishChannelRestart(redis.command, { channel: name }),
     }),
-    feishuEvents: createFeishuEventsService({ config: config.channels.feishu, channels: stores.channels }),
+    slackEvents: createSlackEventsService({ config: config.channels.slack, inbox: stores.channels }),
+    feishuEvents: createFeishuEventsService({ config: config.channels.feishu, inbox: stores.channels }),
   };
   const state = createStateService({ stores, graphs });
   const admissionDeps: RunAdmissionDeps = {
@@ -172,20 +179,22 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     webhooksAllowPrivate: config.webhooks.allow_private_networks,
   };
   const cronScheduler = createCronScheduler(redis.queueOptions, env.queueName, log);
-  const crons = createCronsService({ stores, admission: createRunAdmission(admissionDeps), scheduler: cronScheduler });
-  const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId) });
-  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId) });
+  const crons = createCronsService({ stores, admission: createRunAdmission(admissionDeps), scheduler: cronScheduler, access: auth.policy });
+  const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId), access: auth.policy });
+  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy });
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
   const app = await buildApp({
     config,
+    recordAccess,
     metrics: () => metrics.render(),
     observability: { observeRequest: metrics.observeRequest, tracing: tracing.enabled },
     instanceId: env.instanceId,
     logLevel: env.logLevel,
     ...(logStream ? { logStream } : {}),
     ...(timeouts ? { timeouts } : {}),
-    apiKeys,
+    auth,
+    rateLimits: { config: config.rate_limits, backing: rateLimitBacking(redis.command) },
     logSecrets: secrets,
     redisReady: () => redis.command.status === 'ready',
     draining: () => closing !== undefined,
@@ -194,10 +203,10 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       assistants,
       threads,
       state,
-      runs: createRunsService(admissionDeps),
+      runs: createRunsService({ ...admissionDeps, access: recordAccess, policy: auth.policy }),
       crons,
       follow: createRunFollow({ hub, metrics }),
-      store: createStoreService(stores.items),
+      store: createStoreService(stores.items, auth.policy),
       graphs,
       settings: {
         heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,

@@ -1,26 +1,35 @@
 // buildApp(deps): the HTTP plumbing, then the runtime and gateway route groups. It never
 // listens; src/main.ts (and the tests) decide that.
 import { AjvCompiler, type BuildCompilerFromPool } from '@fastify/ajv-compiler';
+import rateLimit from '@fastify/rate-limit';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
-import type { AppConfig } from './config/app-config.schemas.js';
+import { OPEN_AUTHENTICATOR, type Authenticator } from './auth/authenticator.js';
+import { ANONYMOUS_USER } from './auth/identity.js';
+import type { AppConfig, RateLimitsConfig } from './config/app-config.schemas.js';
+import { TooManyRequestsError } from './errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { registerCors } from './http/plugins/cors.js';
 import { registerObservability, type ObservabilityOptions } from './http/plugins/observability.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
+import { registerRecordGate } from './http/plugins/record-gate.js';
+import type { RecordAccess } from './auth/record-access.js';
 import { RequestLogController } from './http/request-log.js';
 import { genRequestId, INSTANCE_HEADER, REQUEST_ID_HEADER } from './http/request-id.js';
 import { systemRoutes } from './http/system.routes.js';
 import { logStreamOption, loggerOptions } from './logger.js';
 import { runtimeRoutes } from './runtime/runtime.plugin.js';
 import type { RuntimeDeps } from './runtime/runtime-deps.js';
+import type { RateLimitBacking } from './store/rate-limit.js';
 import { VERSION } from './version.js';
 
 export interface AppDeps {
   config: AppConfig;
   runtime: RuntimeDeps;
+  /** Who may reach which record (checked for every route that names one). */
+  recordAccess: RecordAccess;
   /** Registers the gateway route group (mounted at /api). */
   gateway?: (app: FastifyInstance) => Promise<void>;
   redisReady: () => boolean;
@@ -35,12 +44,14 @@ export interface AppDeps {
   instanceId: string;
   /** JSON bodies above this size get 413. */
   bodyLimitBytes?: number;
-  /** Accepted API keys (`WARREN_API_KEYS` and `auth.api_keys`); empty leaves the API open. */
-  apiKeys?: readonly string[];
+  /** Who each request acts for (API keys, JWTs or a custom module); absent leaves the API open. */
+  auth?: Authenticator;
+  /** Per-user request limits counted in Redis; absent (or not enabled) counts nothing. */
+  rateLimits?: { config: RateLimitsConfig; backing: RateLimitBacking };
   timeouts?: Partial<HttpTimeouts>;
   /** Receives the log lines instead of stdout (tests read them). */
   logStream?: DestinationStream;
-  /** Values masked in every log line (model keys and the like); the API keys are added here. */
+  /** Values masked in every log line (model keys, API keys and the like). */
   logSecrets?: readonly string[];
 }
 
@@ -106,10 +117,32 @@ function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyRe
   void reply.code(400).send({ detail: 'The URL is not validly percent-encoded.' });
 }
 
+/**
+ * Per-user limits with @fastify/rate-limit, counted in Redis so every replica shares one count.
+ * Its hook is added to each route (route hooks run after the app's, so after auth): a user is
+ * counted by name; the anonymous user (no auth, or a plain API key) by address, since one
+ * shared count for everyone would let one client starve the rest. Public routes are never counted.
+ */
+async function registerRateLimits(app: FastifyInstance, config: RateLimitsConfig, backing: RateLimitBacking): Promise<void> {
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'onRequest',
+    max: config.max,
+    timeWindow: config.time_window_seconds * 1000,
+    redis: backing.redis,
+    nameSpace: backing.nameSpace,
+    skipOnError: config.allow_on_redis_error,
+    keyGenerator: (request) => (request.identity.user === ANONYMOUS_USER ? `ip:${request.ip}` : `user:${request.identity.user}`),
+    allowList: (request) => request.routeOptions.config.public === true,
+    errorResponseBuilder: (_request, context) =>
+      new TooManyRequestsError(`Too many requests: at most ${context.max} per ${config.time_window_seconds} s for each user. Retry in ${context.after}.`),
+  });
+}
+
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: {
-      ...loggerOptions(deps.logLevel, 'warren-api', [...(deps.apiKeys ?? []), ...(deps.logSecrets ?? [])]),
+      ...loggerOptions(deps.logLevel, 'warren-api', [...(deps.logSecrets ?? [])]),
       ...(deps.logStream ? { stream: deps.logStream } : logStreamOption()),
     },
     ...serverTimeouts(deps),
@@ -142,8 +175,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(websocket, { options: { maxPayload: 10 * 1024 * 1024 } });
   // After CORS, whose hook answers browsers' preflights (they never carry a key) on its own, and
   // after the WebSocket plugin, whose hooks close the socket of an upgrade that is refused.
-  registerAuth(app, { apiKeys: deps.apiKeys ?? [] });
-  await registerOpenApi(app, VERSION, { auth: (deps.apiKeys ?? []).length > 0 });
+  const auth = deps.auth ?? OPEN_AUTHENTICATOR;
+  registerAuth(app, auth);
+  // After auth, so a request is counted against the user it authenticated as.
+  if (deps.rateLimits?.config.enabled) await registerRateLimits(app, deps.rateLimits.config, deps.rateLimits.backing);
+  // After auth: the gate checks the identity it set against the records a route names.
+  registerRecordGate(app, deps.recordAccess);
+  await registerOpenApi(app, VERSION, { auth: auth.required });
 
   await app.register(systemRoutes, {
     version: VERSION,

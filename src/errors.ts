@@ -44,6 +44,26 @@ export class UnsupportedMediaTypeError extends WarrenError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
 }
 
+export class TooManyRequestsError extends WarrenError {
+  readonly statusCode = 429;
+  readonly code = 'TOO_MANY_REQUESTS';
+}
+
+/**
+ * A refusal with a status chosen elsewhere: a custom auth module's `HTTPException` (any 4xx, or
+ * a 5xx its author wrote for clients), with the headers it asked for.
+ */
+export class HttpStatusError extends WarrenError {
+  readonly code = 'HTTP_STATUS';
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
 export class ValidationError extends WarrenError {
   readonly statusCode = 422;
   readonly code = 'VALIDATION';

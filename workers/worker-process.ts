@@ -20,7 +20,7 @@ import { publishCancel, type CancelMessage } from '../src/queue/control.js';
 import { createMemoryUpdateQueue } from '../src/queue/memory-queue.js';
 import { createRunQueue } from '../src/queue/run-queue.js';
 import { turnFromValues } from '../src/memory/memory-turn.js';
-import { DEFAULT_MEMORY_USER } from '../src/store/memory-store.js';
+import { DEFAULT_MEMORY_USER, memoryUserOf } from '../src/store/memory-store.js';
 import { createWebhookDispatcher } from '../src/queue/webhook-queue.js';
 import { connectRedis } from '../src/store/redis.js';
 import { createStores } from '../src/store/stores.js';
@@ -85,7 +85,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   });
   const mcpSubscriber = redis.subscriber('mcp');
   await watchMcpConfig(mcpSubscriber, mcp, log);
-  const memoryUser = env.memoryUser ?? DEFAULT_MEMORY_USER;
+  // A run learns and recalls for the user who owns its thread.
+  const memoryUser = async (threadId: string) => memoryUserOf((await stores.threads.ownership(threadId)).owner, env.memoryUser ?? DEFAULT_MEMORY_USER);
   const tasks = createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command, log);
   const services = createGraphServices(config, {
     home: env.home,
@@ -94,7 +95,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     mcpTools: () => mcp.tools(),
     tasks,
     customAgents: stores.customAgents,
-    memory: { read: () => stores.memory.read(memoryUser) },
+    memory: { read: async (threadId) => stores.memory.read(await memoryUser(threadId)) },
     log,
     ...(bwrapPath !== undefined ? { bwrapPath } : {}),
   });
@@ -198,7 +199,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         ? {
             rememberTurn: async (threadId: string, values: Record<string, unknown>) => {
               const turn = turnFromValues(threadId, values, new Date());
-              if (turn) await memory.queue.turnEnded(memoryUser, turn);
+              if (turn) await memory.queue.turnEnded(await memoryUser(threadId), turn);
             },
           }
         : {}),

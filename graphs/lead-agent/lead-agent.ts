@@ -109,7 +109,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
     const [uploads, allSkills, memory] = await Promise.all([
       listUploadsForPrompt(createThreadFiles(svc.home), run.options.threadId),
       listSkillsForPrompt(svc.skillsDir, svc.extensionsConfigPath, appConfig.skills.container_path),
-      memoryForPrompt(svc),
+      memoryForPrompt(svc, run.options.threadId),
     ]);
     const skills = agent?.skills ? allSkills.filter((s) => agent.skills?.includes(s.name)) : allSkills;
     const prompt = leadAgentPrompt({
@@ -126,10 +126,10 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
   };
 
   /** Read at every model call: an update that landed mid-run shows in the next call. */
-  const memoryForPrompt = async (svc: GraphServices): Promise<string> => {
+  const memoryForPrompt = async (svc: GraphServices, threadId: string): Promise<string> => {
     const { enabled, injection_enabled: injectionEnabled, max_injection_tokens: maxTokens } = appConfig.memory;
     if (!enabled || !injectionEnabled || !svc.memory) return '';
-    return memoryPromptSection(await svc.memory.read(), maxTokens);
+    return memoryPromptSection(await svc.memory.read(threadId), maxTokens);
   };
 
   const runToolCalls = async (state: LeadAgentStateType, config: RunnableConfig) =>

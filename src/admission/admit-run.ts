@@ -2,6 +2,7 @@
 // a client's run here; a cron tick (in a worker) admits its run here too, with an id derived
 // from the tick, so that a tick taken twice starts one run.
 import { randomUUID } from 'node:crypto';
+import type { Identity } from '../auth/identity.js';
 import { NotFoundError } from '../errors.js';
 import type { GraphRegistry } from '../../graphs/registry.js';
 import { runStartsAt, type RunKwargs, type StreamMode } from '../queue/run-kwargs.js';
@@ -83,11 +84,11 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
    * Checks a body without storing anything (what a cron does with its payload when it is
    * created), and answers the assistant it resolved, which admission goes on with.
    */
-  async function check(body: RunCreate) {
+  async function check(body: RunCreate, caller: Identity) {
     refuseUnsupported(body);
-    await checkAgentName(body, deps.agents);
+    await checkAgentName(body, deps.agents, caller);
     await checkWebhook(body.webhook, deps.webhooksAllowPrivate ?? false);
-    return resolveRunAssistant(assistantDeps, body.assistant_id);
+    return resolveRunAssistant(assistantDeps, body.assistant_id, caller);
   }
 
   /** A run that is already there: dispatched again if it holds its thread (its creator may have died first). */
@@ -96,13 +97,13 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
     return { run, created: false, ...locations(run, stateless) };
   }
 
-  async function preparedThread(threadId: string | null, body: RunCreate, options: AdmitOptions, graphId: string, assistantId: string): Promise<string> {
+  async function preparedThread(threadId: string | null, body: RunCreate, owner: string, options: AdmitOptions, graphId: string, assistantId: string): Promise<string> {
     const tid = threadId ?? options.statelessThreadId ?? randomUUID();
     if (threadId === null) {
-      await threads.create({ threadId: tid, metadata: { graph_id: graphId, assistant_id: assistantId }, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise' });
+      await threads.create({ threadId: tid, metadata: { graph_id: graphId, assistant_id: assistantId }, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise', owner });
     } else if (!(await threads.get(tid))) {
       if (body.if_not_exists !== 'create') throw new NotFoundError(`Thread ${tid} not found`);
-      await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing' });
+      await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing', owner });
     }
     const thread = await threads.require(tid);
     if (thread.metadata.graph_id !== graphId || thread.metadata.assistant_id !== assistantId) {
@@ -111,7 +112,11 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
     return tid;
   }
 
-  async function admit(threadId: string | null, body: RunCreate, options: AdmitOptions = {}): Promise<AdmittedRun> {
+  /**
+   * Stores and queues the run. `caller` is who it runs for: the client, or the owner of the cron
+   * or chat that starts it; a thread it makes is theirs. Reaching `threadId` was checked before.
+   */
+  async function admit(threadId: string | null, body: RunCreate, caller: Identity, options: AdmitOptions = {}): Promise<AdmittedRun> {
     const stateless = threadId === null;
     if (options.runId) {
       // Before a stateless run's thread is made: a run that ended has deleted its thread.
@@ -119,12 +124,12 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
       const found = ownerThread ? await runs.get(ownerThread, options.runId) : null;
       if (found) return existing(found, (await runs.active(found.thread_id)) === found.run_id, stateless);
     }
-    const assistant = await check(body);
+    const assistant = await check(body, caller);
     const { assistantId, graphId } = assistant;
     // The assistant's config and context under the run's own, as LangGraph merges them.
     const merged = mergeAssistant(assistant, body.config, body.context);
     if (options.defaultRecursionLimit !== undefined) merged.config.recursion_limit ??= options.defaultRecursionLimit;
-    const tid = await preparedThread(threadId, body, options, graphId, assistantId);
+    const tid = await preparedThread(threadId, body, caller.user, options, graphId, assistantId);
 
     const strategy = body.multitask_strategy ?? 'enqueue';
     const kwargs = runKwargs(body, merged, graphId, assistantId, stateless);

@@ -1,6 +1,7 @@
 // What a run takes from its assistant: a configured graph's system assistant (id = graph id), or
 // one a client stored. Resolved here so that HTTP runs and cron ticks resolve it the same way.
 import type { Static } from 'typebox';
+import { mayReach, type Identity } from '../auth/identity.js';
 import { NotFoundError } from '../errors.js';
 import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import type { RunConfigSchema } from '../queue/run-kwargs.js';
@@ -21,11 +22,12 @@ export interface RunAssistantDeps {
 }
 
 /** The run's assistant, or a 404 naming what could be used instead. */
-export async function resolveRunAssistant(deps: RunAssistantDeps, assistantId: string | undefined): Promise<RunAssistant> {
+export async function resolveRunAssistant(deps: RunAssistantDeps, assistantId: string | undefined, caller: Identity): Promise<RunAssistant> {
   const id = assistantId ?? DEFAULT_GRAPH_ID;
   if (deps.graphs.has(id)) return { assistantId: id, graphId: id, config: {}, context: {} };
   const stored = await deps.assistants.get(id);
-  if (!stored) {
+  // Another user's assistant is as unknown as one that does not exist.
+  if (!stored || !mayReach(caller, stored.owner)) {
     throw new NotFoundError(`No assistant found for "${id}". Use an assistant id or a configured graph id (${deps.graphs.ids().join(', ')}).`);
   }
   const { assistant } = stored;

@@ -1,5 +1,6 @@
 // The checks a run-create body passes before anything is stored: fields Warren refuses by name,
 // the custom agent it names, and where its webhook may go. HTTP runs and cron ticks share them.
+import { mayReach, type Identity } from '../auth/identity.js';
 import { ValidationError } from '../errors.js';
 import { assertPublicHost } from '../net/outbound-guard.js';
 import { isAgentName, type CustomAgentStore } from '../store/custom-agents.js';
@@ -22,13 +23,15 @@ function agentNameOf(body: Pick<RunCreate, 'config' | 'context'>): unknown {
   return configurable?.agent_name ?? (body.context as Record<string, unknown> | null | undefined)?.agent_name;
 }
 
-export async function checkAgentName(body: Pick<RunCreate, 'config' | 'context'>, agents: Pick<CustomAgentStore, 'get'>): Promise<void> {
+export async function checkAgentName(body: Pick<RunCreate, 'config' | 'context'>, agents: Pick<CustomAgentStore, 'get'>, caller: Identity): Promise<void> {
   const name = agentNameOf(body);
   if (name === undefined || name === null || name === '') return;
   if (typeof name !== 'string' || !isAgentName(name)) {
     throw new ValidationError(`agent_name: ${JSON.stringify(name)} is not an agent name (letters, digits and hyphens, at most 64).`);
   }
-  if (!(await agents.get(name.toLowerCase()))) throw new ValidationError(`agent_name: no custom agent named '${name.toLowerCase()}' (see GET /api/agents).`);
+  const agent = await agents.get(name.toLowerCase());
+  // Another user's agent is as unknown as one that does not exist.
+  if (!agent || !mayReach(caller, agent.owner)) throw new ValidationError(`agent_name: no custom agent named '${name.toLowerCase()}' (see GET /api/agents).`);
 }
 
 /**

@@ -35,3 +35,43 @@ export interface AccessPolicy {
 
 /** No handlers: owner checks alone decide. */
 export const OPEN_ACCESS: AccessPolicy = { check: async () => null };
+
+/**
+ * Whether `metadata` satisfies `filter` as LangGraph reads a handler's filter: `{key: value}` and
+ * `{key: {$eq: value}}` are equality; `{key: {$contains: v}}` needs a list holding `v` (or every
+ * item of `v`, when `v` is a list).
+ */
+export function matchesAccessFilter(metadata: Readonly<Record<string, unknown>> | undefined, filter: AccessFilter): boolean {
+  if (filter === null) return true;
+  for (const [key, wanted] of Object.entries(filter)) {
+    const actual = metadata?.[key];
+    if (wanted !== null && typeof wanted === 'object' && !Array.isArray(wanted) && ('$eq' in wanted || '$contains' in wanted)) {
+      const operator = wanted as { $eq?: unknown; $contains?: unknown };
+      if ('$eq' in operator) {
+        if (actual !== operator.$eq) return false;
+        continue;
+      }
+      if (!Array.isArray(actual)) return false;
+      const needed = Array.isArray(operator.$contains) ? operator.$contains : [operator.$contains];
+      if (!needed.every((item) => actual.includes(item))) return false;
+      continue;
+    }
+    if (actual !== wanted) return false;
+  }
+  return true;
+}
+
+/**
+ * Asks the handlers about creating a record: a refusal throws; the answer is the metadata as the
+ * handlers left it (LangGraph lets a `create` handler stamp its own keys on the record).
+ */
+export async function checkCreate(
+  policy: AccessPolicy,
+  identity: Identity,
+  resource: AccessResource,
+  value: Record<string, unknown> & { metadata?: Record<string, unknown> | null },
+): Promise<Record<string, unknown>> {
+  const asked = { ...value, metadata: { ...(value.metadata ?? {}) } };
+  await policy.check({ identity, resource, action: 'create', value: asked });
+  return asked.metadata;
+}

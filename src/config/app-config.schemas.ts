@@ -212,14 +212,87 @@ export const CorsConfigSchema = Type.Object({
  */
 export const ApiKeySchema = Type.String({ minLength: 16, maxLength: 512, pattern: '^[\\x21-\\x7e]+$' });
 
-export const AuthConfigSchema = Type.Object({
-  /**
-   * Keys that clients send as `x-api-key` or `Authorization: Bearer`; empty leaves the API open.
-   * Write them as `$NAME`: a variable that is not set stops the start, so auth never turns off
-   * by accident.
-   */
-  api_keys: Type.Array(ApiKeySchema, { default: [] }),
-});
+/** An identity's role: an admin reaches every owner's records, a user only their own. */
+export const RoleSchema = Type.Union([Type.Literal('user'), Type.Literal('admin')]);
+
+/** A key that acts for a named user: `{key, user, role}` (role default `user`). */
+export const UserApiKeySchema = Type.Object(
+  {
+    key: ApiKeySchema,
+    user: Type.String({ minLength: 1, maxLength: 256 }),
+    role: Type.Optional(RoleSchema),
+  },
+  { additionalProperties: false },
+);
+export type UserApiKey = Static<typeof UserApiKeySchema>;
+
+/** Signature algorithms a JWKS (public keys) can verify; `none` and HMAC never are. */
+export const JWT_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'] as const;
+
+/** Bearer JWTs from an OpenID Connect issuer, checked against its published keys (src/auth/jwt.ts). */
+export const JwtConfigSchema = Type.Object(
+  {
+    /** The `iss` every token must carry; the discovery document is read from `<issuer>/.well-known/openid-configuration`. */
+    issuer: Type.String({ pattern: '^https?://' }),
+    /** The `aud` a token must name (one of these). */
+    audience: Type.Union([NonEmpty, Type.Array(NonEmpty, { minItems: 1 })]),
+    /** The issuer's JWKS; default: `jwks_uri` of the discovery document. */
+    jwks_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** Leeway for `exp` and `nbf` against this host's clock. */
+    clock_skew_seconds: Type.Integer({ minimum: 0, maximum: 600, default: 60 }),
+    algorithms: Type.Array(Type.Union(JWT_ALGORITHMS.map((alg) => Type.Literal(alg))), { minItems: 1, default: [...JWT_ALGORITHMS] }),
+    /** The claim naming the user (dots walk into objects: `ext.user`). */
+    user_claim: Type.String({ minLength: 1, default: 'sub' }),
+    /** The claim whose value (a string or a list) makes the role; absent: every token is a user. */
+    role_claim: Type.Optional(NonEmpty),
+    /** Values of `role_claim` that make an admin (any one of them). */
+    admin_values: Type.Array(NonEmpty, { default: [] }),
+    /** The claim holding permissions: a list, or a space-separated string as OAuth's `scope`. */
+    permissions_claim: Type.Optional(NonEmpty),
+    /** A token signed by a key not in the cached set refetches the JWKS, at most this often. */
+    jwks_cooldown_seconds: Type.Number({ minimum: 0, default: 30 }),
+    /** The JWKS is refetched when older than this, even if every key is known. */
+    jwks_cache_max_age_seconds: Type.Number({ minimum: 0, default: 600 }),
+    /** Budget of one fetch of the discovery document or the JWKS. */
+    fetch_timeout_seconds: Type.Number({ exclusiveMinimum: 0, default: 5 }),
+  },
+  { additionalProperties: false },
+);
+export type JwtConfig = Static<typeof JwtConfigSchema>;
+
+export const AuthConfigSchema = Type.Object(
+  {
+    /**
+     * Keys that clients send as `x-api-key` or `Authorization: Bearer`. A plain key acts for the
+     * anonymous admin (as before identities); `{key, user, role}` acts for that user. Write keys
+     * as `$NAME`: a variable that is not set stops the start, so auth never turns off by accident.
+     */
+    api_keys: Type.Array(Type.Union([ApiKeySchema, UserApiKeySchema]), { default: [] }),
+    /** Bearer JWTs from an OIDC issuer; absent: none accepted. */
+    jwt: Type.Optional(JwtConfigSchema),
+    /**
+     * A LangGraph `Auth` instance, as `./path/to/auth.ts:auth` (relative to this file). When set it
+     * alone authenticates and authorises; langgraph.json's `auth.path` lands here.
+     */
+    module: Type.Optional(NonEmpty),
+  },
+  { additionalProperties: false },
+);
+export type AuthConfig = Static<typeof AuthConfigSchema>;
+
+/** In-app request limits per user, counted in Redis (for deployments without a proxy that limits). */
+export const RateLimitsConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    /** Requests one user may make per window, across every API replica. */
+    max: Type.Integer({ minimum: 1, default: 600 }),
+    time_window_seconds: Type.Integer({ minimum: 1, default: 60 }),
+    /** When Redis cannot count a request: let it through uncounted (true), or refuse it with 503 (false). */
+    allow_on_redis_error: Type.Boolean({ default: true }),
+  },
+  { additionalProperties: false },
+);
+export type RateLimitsConfig = Static<typeof RateLimitsConfigSchema>;
 
 export const McpToolsConfigSchema = Type.Object({
   /**
@@ -290,6 +363,38 @@ export const TelegramChannelConfigSchema = Type.Object(
 export type TelegramChannelConfig = Static<typeof TelegramChannelConfigSchema>;
 
 /**
+ * Slack: an app with a bot user. In `socket` mode the worker holding the lease opens Slack's
+ * Socket Mode WebSocket (no public address needed); in `events` mode Slack posts events to
+ * `POST /api/channels/slack/events` on any API replica, signed with `signing_secret`. Either way
+ * one worker process in the deployment answers (workers/channels/).
+ */
+export const SlackChannelConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    /** How events arrive: the Socket Mode WebSocket, or the Events API over HTTP. */
+    mode: Type.Union([Type.Literal('socket'), Type.Literal('events')], { default: 'socket' }),
+    /** The Bot User OAuth Token (`xoxb-…`), best as a `$NAME` reference; resolved when the channel starts. */
+    bot_token: Type.Optional(Type.String()),
+    /** The app-level token (`xapp-…`, scope `connections:write`) that opens Socket Mode; a `$NAME` reference. */
+    app_token: Type.Optional(Type.String()),
+    /** The app's signing secret, which signs Events API requests; a `$NAME` reference. */
+    signing_secret: Type.Optional(Type.String()),
+    /** Slack's Web API address (a test's local server). */
+    base_url: Type.String({ pattern: '^https?://', default: 'https://slack.com/api/' }),
+    /** Slack member ids (`U…`) that may talk to the bot. Empty lets everyone in the workspace in, which the worker warns about. */
+    allowed_users: Type.Array(Type.String({ pattern: '^[A-Z0-9]{2,32}$' }), { default: [] }),
+    /** The assistant (or graph id) each message runs. */
+    assistant_id: Type.String({ minLength: 1, maxLength: 128, default: 'lead_agent' }),
+    /** Steps each run may take; the spec gives 100 for channel paths. */
+    recursion_limit: Type.Integer({ minimum: 1, default: 100 }),
+    /** At least this long between two chat.update calls in one channel (Slack allows about one a second). */
+    edit_interval_ms: Type.Integer({ minimum: 100, default: 1200 }),
+  },
+  { additionalProperties: false },
+);
+export type SlackChannelConfig = Static<typeof SlackChannelConfigSchema>;
+
+/**
  * Feishu / Lark: the app holds the open platform's long connection (WebSocket, opened with the
  * official SDK), so no public address is needed. One worker process in the deployment holds it.
  */
@@ -333,6 +438,7 @@ export const ChannelsConfigSchema = Type.Object(
      */
     lease_seconds: Type.Number({ minimum: 1, default: 15 }),
     telegram: withDefault(TelegramChannelConfigSchema),
+    slack: withDefault(SlackChannelConfigSchema),
     feishu: withDefault(FeishuChannelConfigSchema),
   },
   { additionalProperties: false },
@@ -362,6 +468,7 @@ export const AppConfigSchema = Type.Object(
     runtime: withDefault(RuntimeConfigSchema),
     cors: withDefault(CorsConfigSchema),
     auth: withDefault(AuthConfigSchema),
+    rate_limits: withDefault(RateLimitsConfigSchema),
     mcp: withDefault(McpToolsConfigSchema),
     metrics: withDefault(MetricsConfigSchema),
     tracing: withDefault(TracingConfigSchema),

@@ -14,6 +14,18 @@ export const LangGraphJsonSchema = Type.Object(
     env: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Record(Type.String(), Type.String()), Type.Array(Type.String())])),
     /** Project directories (relative to the file); for a JS project, where its packages are installed. */
     dependencies: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    /**
+     * A custom auth module: `path` is `./path/to/auth.ts:export` (relative to the file), an `Auth`
+     * instance from `@langchain/langgraph-sdk/auth`; it becomes config.yaml's `auth.module`.
+     * `disable_studio_auth` and `openapi` are accepted and mean nothing here (Warren has no
+     * Studio sign-in to bypass, and documents its own security schemes).
+     */
+    auth: Type.Optional(
+      Type.Object(
+        { path: GraphPath, disable_studio_auth: Type.Optional(Type.Boolean()), openapi: Type.Optional(Type.Unknown()), cache: Type.Optional(Type.Unknown()) },
+        { additionalProperties: false },
+      ),
+    ),
     /** The long-term store's `index` and `ttl`: checked as config.yaml's `store` (load-config.ts). */
     store: Type.Optional(Type.Unknown()),
   },

@@ -29,7 +29,6 @@ const BUILD_TIME_KEYS = new Set([
 const REFUSED_KEYS: Readonly<Record<string, string>> = {
   checkpointer: "Warren's checkpoints live in Redis with their own lifetime; `checkpointer` (ttl) cannot be honoured",
   http: 'custom HTTP apps and route switches are not supported; CORS is `cors` in config.yaml',
-  auth: 'custom auth handlers are not supported; use `auth.api_keys` in config.yaml (or WARREN_API_KEYS)',
   ui: 'generative UI components are not served',
   ui_config: 'generative UI components are not served',
   webhooks: 'webhook settings are not supported',
@@ -46,6 +45,8 @@ export interface LangGraphProject {
   env: Record<string, string>;
   /** The project's `store` (index, ttl), for config.yaml's `store` (checked there). */
   store?: unknown;
+  /** `auth.path` as `<absolute module path>:<export>`, for config.yaml's `auth.module`. */
+  authModule?: string;
 }
 
 function fail(file: string, message: string): never {
@@ -71,10 +72,14 @@ function checkKeys(file: string, raw: Record<string, unknown>): void {
 }
 
 function graphSpec(file: string, dir: string, id: string, entry: LangGraphJson['graphs'][string]): string {
-  const spec = typeof entry === 'string' ? entry : entry.path;
+  return moduleSpec(file, dir, `graph "${id}"`, typeof entry === 'string' ? entry : entry.path);
+}
+
+/** `./path:export` relative to the file, as an absolute spec; Python modules are refused. */
+function moduleSpec(file: string, dir: string, what: string, spec: string): string {
   const colon = spec.lastIndexOf(':');
   const modulePath = colon > 0 ? spec.slice(0, colon) : spec;
-  if (PYTHON_MODULE.test(modulePath)) fail(file, `graph "${id}" is Python (${modulePath}); Warren hosts LangGraph.js graphs.`);
+  if (PYTHON_MODULE.test(modulePath)) fail(file, `${what} is Python (${modulePath}); Warren hosts LangGraph.js graphs.`);
   const absolute = path.resolve(dir, modulePath);
   return colon > 0 ? `${absolute}${spec.slice(colon)}` : absolute;
 }
@@ -110,7 +115,8 @@ export function readLangGraphJson(file: string): LangGraphProject {
   checkDependencies(file, dir, raw.dependencies ?? []);
   const graphs = Object.fromEntries(Object.entries(raw.graphs).map(([id, entry]) => [id, graphSpec(file, dir, id, entry)]));
   const store = (raw as { store?: unknown }).store;
-  return { graphs, env: readEnv(file, dir, raw.env), ...(store === undefined ? {} : { store }) };
+  const authModule = raw.auth ? moduleSpec(file, dir, 'auth', raw.auth.path) : undefined;
+  return { graphs, env: readEnv(file, dir, raw.env), ...(store === undefined ? {} : { store }), ...(authModule === undefined ? {} : { authModule }) };
 }
 
 /**

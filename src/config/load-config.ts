@@ -20,7 +20,7 @@ export interface LoadedConfig {
 const ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /** Keys whose `$NAME` stays unresolved until used, so a missing key fails a run, not the boot. */
-const LAZY_KEYS = [/^models\[\d+\]\.api_key$/, /^web\.search_api_key$/, /^store\.index\.api_key$/, /^channels\.telegram\.bot_token$/, /^channels\.feishu\.(app_secret|verification_token|encrypt_key)$/];
+const LAZY_KEYS = [/^models\[\d+\]\.api_key$/, /^web\.search_api_key$/, /^store\.index\.api_key$/, /^channels\.telegram\.bot_token$/, /^channels\.slack\.(bot_token|app_token|signing_secret)$/, /^channels\.feishu\.(app_secret|verification_token|encrypt_key)$/];
 
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
   return path.resolve(env.WARREN_CONFIG ?? 'config.yaml');
@@ -43,7 +43,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfi
   const project = readProject(raw, env, file, dir);
   if (!project) return { config: parseAppConfig(raw, env, file), file, dir };
   // The project's env is read first, so config.yaml's `$NAME` values may come from it too.
-  const config = parseAppConfig(withProjectStore(raw, project, file), { ...project.env, ...env }, project.store === undefined ? file : `${file} (store: from ${project.file})`);
+  const config = parseAppConfig(withProjectAuth(withProjectStore(raw, project, file), project, file), { ...project.env, ...env }, project.store === undefined ? file : `${file} (store: from ${project.file})`);
   const graphs = mergeProjectGraphs(config.graphs, project, project.file);
   return { config: Object.freeze({ ...config, graphs: Object.freeze(graphs) }), file, dir };
 }
@@ -53,6 +53,17 @@ function withProjectStore(raw: unknown, project: LangGraphProject & { file: stri
   if (project.store === undefined) return raw;
   if ((raw as Record<string, unknown>).store !== undefined) throw new ConfigError(`${project.file}: "store" is also in ${file}; keep it in one place.`);
   return { ...(raw as Record<string, unknown>), store: project.store };
+}
+
+/** The project's `auth.path` becomes `auth.module`; a module in both files is a fault, not a silent choice. */
+function withProjectAuth(raw: unknown, project: LangGraphProject & { file: string }, file: string): unknown {
+  if (project.authModule === undefined) return raw;
+  const auth = (raw as Record<string, unknown>).auth;
+  if (auth !== undefined && (auth === null || typeof auth !== 'object' || Array.isArray(auth))) return raw;
+  if ((auth as Record<string, unknown> | undefined)?.module !== undefined) {
+    throw new ConfigError(`${project.file}: "auth" is set, and so is auth.module in ${file}; keep the auth module in one place.`);
+  }
+  return { ...(raw as Record<string, unknown>), auth: { ...(auth as Record<string, unknown> | undefined), module: project.authModule } };
 }
 
 /** The `langgraph.json` config.yaml points at, read, with its env applied to the process. */

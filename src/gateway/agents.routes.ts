@@ -19,7 +19,7 @@ export async function agentRoutes(app: FastifyInstance, deps: { agents: AgentsSe
   const { agents } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  r.get('/agents', { schema: { tags, response: { 200: AgentListSchema } } }, async () => agents.list());
+  r.get('/agents', { schema: { tags, response: { 200: AgentListSchema } } }, async (req) => agents.list(req.identity));
 
   r.get(
     '/agents/check',
@@ -30,24 +30,24 @@ export async function agentRoutes(app: FastifyInstance, deps: { agents: AgentsSe
   r.post(
     '/agents',
     { schema: { tags, body: AgentCreateSchema, response: { 201: AgentSchema, 409: ErrorSchema, ...errorResponses } } },
-    async (req, reply) => reply.code(201).send(await agents.create(req.body)),
+    async (req, reply) => reply.code(201).send(await agents.create(req.body, req.identity)),
   );
 
   r.get(
     '/agents/:name',
     { schema: { tags, params: AgentParamsSchema, response: { 200: AgentSchema, ...errorResponses } } },
-    async (req) => agents.get(req.params.name),
+    async (req) => agents.get(req.params.name, req.identity),
   );
 
   r.put(
     '/agents/:name',
     { schema: { tags, params: AgentParamsSchema, body: AgentUpdateSchema, response: { 200: AgentSchema, ...errorResponses } } },
-    async (req) => agents.update(req.params.name, req.body),
+    async (req) => agents.update(req.params.name, req.body, req.identity),
   );
 
   r.delete(
     '/agents/:name',
     { schema: { tags, params: AgentParamsSchema, response: { 200: SuccessSchema, ...errorResponses } } },
-    async (req) => agents.remove(req.params.name),
+    async (req) => agents.remove(req.params.name, req.identity),
   );
 }

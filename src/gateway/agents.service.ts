@@ -1,11 +1,12 @@
 // Custom agents: names are stored lower-case (DeerFlow's rule), a model must be configured, and
 // tool groups must be known, so a run never meets an agent it cannot honour.
+import { mayReach, ownerFilter, type Identity } from '../auth/identity.js';
 import type { AppConfig } from '../config/app-config.schemas.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { TOOL_GROUPS, type CustomAgent, type CustomAgentStore } from '../store/custom-agents.js';
 import type { Agent, AgentCheck, AgentCreate, AgentList, AgentUpdate } from './agents.schemas.js';
 
-const answer = ({ created_at: _created, updated_at: _updated, ...agent }: CustomAgent): Agent => agent;
+const answer = ({ created_at: _created, updated_at: _updated, owner: _owner, ...agent }: CustomAgent): Agent => agent;
 
 export function createAgentsService(deps: { agents: CustomAgentStore; config: Pick<AppConfig, 'models'> }) {
   const { agents } = deps;
@@ -17,15 +18,16 @@ export function createAgentsService(deps: { agents: CustomAgentStore; config: Pi
     const unknown = (fields.tool_groups ?? []).filter((g) => !(TOOL_GROUPS as readonly string[]).includes(g));
     if (unknown.length > 0) throw new ValidationError(`tool_groups: unknown group ${unknown.map((g) => `'${g}'`).join(', ')} (known: ${TOOL_GROUPS.join(', ')}).`);
   };
-  const require = async (name: string): Promise<CustomAgent> => {
+  /** Another user's agent answers as one that does not exist. */
+  const require = async (name: string, caller: Identity): Promise<CustomAgent> => {
     const agent = await agents.get(name.toLowerCase());
-    if (!agent) throw new NotFoundError(`Agent '${name.toLowerCase()}' not found.`);
+    if (!agent || !mayReach(caller, agent.owner)) throw new NotFoundError(`Agent '${name.toLowerCase()}' not found.`);
     return agent;
   };
 
   return {
-    async list(): Promise<AgentList> {
-      return { agents: (await agents.list()).map(answer) };
+    async list(caller: Identity): Promise<AgentList> {
+      return { agents: (await agents.list(ownerFilter(caller).owner)).map(answer) };
     },
 
     async check(name: string): Promise<AgentCheck> {
@@ -33,11 +35,11 @@ export function createAgentsService(deps: { agents: CustomAgentStore; config: Pi
       return { available: (await agents.get(normalized)) === null, name: normalized };
     },
 
-    async get(name: string): Promise<Agent> {
-      return answer(await require(name));
+    async get(name: string, caller: Identity): Promise<Agent> {
+      return answer(await require(name, caller));
     },
 
-    async create(body: AgentCreate): Promise<Agent> {
+    async create(body: AgentCreate, caller: Identity): Promise<Agent> {
       check(body);
       const now = new Date().toISOString();
       const agent: CustomAgent = {
@@ -50,13 +52,15 @@ export function createAgentsService(deps: { agents: CustomAgentStore; config: Pi
         soul: body.soul ?? '',
         created_at: now,
         updated_at: now,
+        owner: caller.user,
       };
       if (!(await agents.create(agent))) throw new ConflictError(`Agent '${agent.name}' already exists.`);
       return answer(agent);
     },
 
-    async update(name: string, body: AgentUpdate): Promise<Agent> {
+    async update(name: string, body: AgentUpdate, caller: Identity): Promise<Agent> {
       check(body);
+      await require(name, caller);
       const updated = await agents.update(name.toLowerCase(), (current) => ({
         ...current,
         ...body,
@@ -68,8 +72,9 @@ export function createAgentsService(deps: { agents: CustomAgentStore; config: Pi
       return answer(updated);
     },
 
-    async remove(name: string): Promise<{ success: boolean; message: string }> {
+    async remove(name: string, caller: Identity): Promise<{ success: boolean; message: string }> {
       const normalized = name.toLowerCase();
+      await require(normalized, caller);
       if (!(await agents.remove(normalized))) throw new NotFoundError(`Agent '${normalized}' not found.`);
       return { success: true, message: `Agent '${normalized}' deleted.` };
     },

@@ -15,7 +15,7 @@ export async function channelRoutes(app: FastifyInstance, deps: { channels: Chan
 
   r.post(
     '/channels/:name/restart',
-    { schema: { tags, params: ChannelParamsSchema, response: { 202: ChannelRestartReplySchema, 409: ErrorSchema, ...errorResponses } } },
+    { config: { admin: true }, schema: { tags, params: ChannelParamsSchema, response: { 202: ChannelRestartReplySchema, 403: ErrorSchema, 409: ErrorSchema, ...errorResponses } } },
     async (req, reply) => reply.code(202).send(await channels.restart(req.params.name)),
   );
 }

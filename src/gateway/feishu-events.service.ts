@@ -1,19 +1,20 @@
 // Feishu's HTTP event callback (channels.feishu.mode `events` or `both`): the request is checked
 // (the signature over timestamp, nonce, encrypt_key and body when an encrypt_key is set; the
 // verification token always), decrypted (AES-256-CBC, key sha256(encrypt_key), IV the first 16
-// bytes), and a message event is queued in Redis once per event_id, where the worker holding the
-// Feishu connection takes it. Any API replica can take the callback; nothing it acknowledged is
-// lost if the holder dies, since the queue outlives it.
+// bytes), and a message event is recorded in Feishu's inbox in Redis once per event_id (the same
+// inbox the long connection records into), where the worker holding the Feishu connection takes
+// it. Any API replica can take the callback; nothing it acknowledged is lost if the holder dies,
+// since the inbox outlives it.
 import { createDecipheriv, createHash, timingSafeEqual } from 'node:crypto';
 import type { FeishuChannelConfig } from '../config/app-config.schemas.js';
 import { resolveEnvRef } from '../config/load-config.js';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
-import { CHANNEL_EVENT_MEMORY_MS, type ChannelStore } from '../store/channels.js';
+import type { ChannelStore } from '../store/channels.js';
 import type { FeishuEventHeaders, FeishuEventReply } from './feishu-events.schemas.js';
 
 export interface FeishuEventsServiceDeps {
   config: FeishuChannelConfig;
-  channels: Pick<ChannelStore, 'queueEvent'>;
+  inbox: Pick<ChannelStore, 'recordEvent'>;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -103,8 +104,8 @@ export function createFeishuEventsService(deps: FeishuEventsServiceDeps) {
       const eventId = header.event_id;
       const event = isObject(payload.event) ? payload.event : null;
       if (typeof eventId !== 'string' || eventId === '' || !event || !isObject(event.message)) throw new BadRequestError(`${MESSAGE_EVENT} without an event_id or a message.`);
-      // The same shape the long connection's events are queued in.
-      await deps.channels.queueEvent('feishu', eventId, JSON.stringify({ ...header, ...event }), CHANNEL_EVENT_MEMORY_MS);
+      // The same shape the long connection's events are recorded in.
+      await deps.inbox.recordEvent('feishu', eventId, JSON.stringify({ ...header, ...event }));
       return { ok: true };
     },
   };

@@ -7,6 +7,8 @@ import type { AgentsService } from './agents.service.js';
 import { artifactRoutes } from './artifacts.routes.js';
 import { channelRoutes } from './channels.routes.js';
 import type { ChannelsService } from './channels.service.js';
+import { slackEventsRoutes } from './slack-events.routes.js';
+import type { SlackEventsService } from './slack-events.service.js';
 import { feishuEventRoutes } from './feishu-events.routes.js';
 import type { FeishuEventsService } from './feishu-events.service.js';
 import type { ArtifactsService } from './artifacts.service.js';
@@ -41,6 +43,7 @@ export interface GatewayServices {
   suggestions: SuggestionsService;
   memory: MemoryService;
   channels: ChannelsService;
+  slackEvents: SlackEventsService;
   feishuEvents: FeishuEventsService;
 }
 
@@ -64,5 +67,6 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });
   await app.register(memoryRoutes, { memory: deps.memory });
   await app.register(channelRoutes, { channels: deps.channels });
+  await app.register(slackEventsRoutes, { slackEvents: deps.slackEvents });
   await app.register(feishuEventRoutes, { feishuEvents: deps.feishuEvents });
 }

@@ -1,7 +1,7 @@
 // /api/mcp/config: read (masked) and replace the MCP server configuration.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { lockedWriteResponses, SuccessSchema } from './common.schemas.js';
+import { ErrorSchema, lockedWriteResponses, SuccessSchema } from './common.schemas.js';
 import { McpConfigSchema } from './mcp.schemas.js';
 import type { McpService } from './mcp.service.js';
 
@@ -15,7 +15,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: { mcp: McpService })
 
   r.put(
     '/mcp/config',
-    { schema: { tags, body: McpConfigSchema, response: { 200: SuccessSchema, ...lockedWriteResponses } } },
+    { config: { admin: true }, schema: { tags, body: McpConfigSchema, response: { 200: SuccessSchema, 403: ErrorSchema, ...lockedWriteResponses } } },
     async (req) => mcp.replace(req.body),
   );
 }

@@ -20,33 +20,33 @@ export async function memoryRoutes(app: FastifyInstance, deps: { memory: MemoryS
   const { memory } = deps;
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  r.get('/memory', { schema: { tags, response: answers } }, async () => memory.get());
+  r.get('/memory', { schema: { tags, response: answers } }, async (req) => memory.of(req.identity).get());
 
-  r.delete('/memory', { schema: { tags, description: 'Forgets everything; answers the empty memory.', response: answers } }, async () => memory.clear());
+  r.delete('/memory', { schema: { tags, description: 'Forgets everything; answers the empty memory.', response: answers } }, async (req) => memory.of(req.identity).clear());
 
   r.post(
     '/memory/facts',
     { schema: { tags, body: FactCreateSchema, response: { ...answers, 409: ErrorSchema } } },
-    async (req) => memory.addFact(req.body),
+    async (req) => memory.of(req.identity).addFact(req.body),
   );
 
   r.patch(
     '/memory/facts/:fact_id',
     { schema: { tags, params: FactParamsSchema, body: FactPatchSchema, response: { ...answers, 409: ErrorSchema } } },
-    async (req) => memory.patchFact(req.params.fact_id, req.body),
+    async (req) => memory.of(req.identity).patchFact(req.params.fact_id, req.body),
   );
 
-  r.delete('/memory/facts/:fact_id', { schema: { tags, params: FactParamsSchema, response: answers } }, async (req) => memory.removeFact(req.params.fact_id));
+  r.delete('/memory/facts/:fact_id', { schema: { tags, params: FactParamsSchema, response: answers } }, async (req) => memory.of(req.identity).removeFact(req.params.fact_id));
 
-  r.get('/memory/export', { schema: { tags, response: answers } }, async () => memory.get());
+  r.get('/memory/export', { schema: { tags, response: answers } }, async (req) => memory.of(req.identity).get());
 
   r.post(
     '/memory/import',
     { schema: { tags, description: 'Replaces the memory with the one sent.', body: MemoryImportSchema, response: answers } },
-    async (req) => memory.import(req.body),
+    async (req) => memory.of(req.identity).import(req.body),
   );
 
-  r.get('/memory/config', { schema: { tags, response: { 200: MemorySettingsSchema } } }, async () => memory.settings());
+  r.get('/memory/config', { schema: { tags, response: { 200: MemorySettingsSchema } } }, async (req) => memory.of(req.identity).settings());
 
-  r.get('/memory/status', { schema: { tags, response: { 200: MemoryStatusSchema } } }, async () => memory.status());
+  r.get('/memory/status', { schema: { tags, response: { 200: MemoryStatusSchema } } }, async (req) => memory.of(req.identity).status());
 }

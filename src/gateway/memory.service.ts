@@ -16,7 +16,8 @@ import {
   type MemoryDocument,
   type MemoryFact,
 } from '../memory/memory-document.js';
-import type { MemoryStore } from '../store/memory-store.js';
+import { memoryUserOf, type MemoryStore } from '../store/memory-store.js';
+import type { Identity } from '../auth/identity.js';
 import type { FactCreate, FactPatch, MemoryImport, MemorySettings, MemoryStatus } from './memory.schemas.js';
 
 /** DeerFlow's defaults for a fact that does not say. */
@@ -36,8 +37,20 @@ function importedSections<K extends string>(names: readonly K[], given: Partial<
   return Object.fromEntries(names.map((n) => [n, { summary: given?.[n]?.summary ?? '', updatedAt: given?.[n]?.updatedAt ?? '' }])) as Record<K, ContextSection>;
 }
 
-export function createMemoryService(deps: { memory: MemoryStore; config: MemoryConfig; userId: string }) {
-  const { memory, config, userId } = deps;
+export interface MemoryServiceDeps {
+  memory: MemoryStore;
+  config: MemoryConfig;
+  /** The memory an open deployment's anonymous caller keeps (`WARREN_MEMORY_USER`). */
+  anonymousUser: string;
+}
+
+/** Each caller reads and changes the memory of their own user. */
+export function createMemoryService(deps: MemoryServiceDeps) {
+  return { of: (caller: Identity) => memoryServiceFor(deps, memoryUserOf(caller.user, deps.anonymousUser)) };
+}
+
+function memoryServiceFor(deps: MemoryServiceDeps, userId: string) {
+  const { memory, config } = deps;
   const now = () => new Date().toISOString();
   const settings = (): MemorySettings => {
     const { model_name: modelName, ...rest } = config;

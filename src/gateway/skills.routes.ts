@@ -33,27 +33,28 @@ export async function skillRoutes(app: FastifyInstance, deps: { skills: SkillsSe
   for (const action of ['enable', 'disable'] as const) {
     r.post(
       `/skills/:skill_name/${action}`,
-      { schema: { tags, params: SkillParamsSchema, response: { 200: SuccessSchema, ...lockedWriteResponses } } },
+      { config: { admin: true }, schema: { tags, params: SkillParamsSchema, response: { 200: SuccessSchema, 403: ErrorSchema, ...lockedWriteResponses } } },
       async (req) => skills.setEnabled(req.params.skill_name, action === 'enable'),
     );
   }
 
   r.put(
     '/skills/:skill_name',
-    { schema: { tags, params: SkillParamsSchema, body: SkillUpdateSchema, response: { 200: SkillSummarySchema, ...lockedWriteResponses } } },
+    { config: { admin: true }, schema: { tags, params: SkillParamsSchema, body: SkillUpdateSchema, response: { 200: SkillSummarySchema, 403: ErrorSchema, ...lockedWriteResponses } } },
     async (req) => skills.update(req.params.skill_name, req.body.enabled),
   );
 
   r.post(
     '/skills/install',
     {
+      config: { admin: true },
       schema: {
         tags,
         description:
           'Installs a `.skill` archive (a zip): sent as the multipart part `file`, or named by JSON `{thread_id, path}` among that thread\'s files.',
         // Only the JSON form has a body schema; the multipart form is read as a stream.
         body: { content: { 'application/json': { schema: SkillInstallFromThreadSchema } } },
-        response: { 200: SkillInstallResultSchema, 409: ErrorSchema, ...writeErrorResponses },
+        response: { 200: SkillInstallResultSchema, 403: ErrorSchema, 409: ErrorSchema, ...writeErrorResponses },
       },
     },
     async (req) => {

@@ -26,7 +26,7 @@ export async function uploadRoutes(app: FastifyInstance, deps: { uploads: Upload
         response: { 200: UploadResultSchema, 413: ErrorSchema, ...lockedWriteResponses },
       },
     },
-    async (req) => uploads.upload(req.params.thread_id, req.parts(multipartOptions(limits))),
+    async (req) => uploads.upload(req.params.thread_id, req.parts(multipartOptions(limits)), req.identity),
   );
 
   r.get(

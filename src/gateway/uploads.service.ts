@@ -4,6 +4,7 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Multipart } from '@fastify/multipart';
+import type { Identity } from '../auth/identity.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { CONVERTIBLE_EXTENSIONS } from '../convert/convert.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
@@ -17,7 +18,10 @@ import type { GatewayDeps } from './gateway-deps.js';
 import { receiveUploads } from './upload-receiver.js';
 import type { UploadLimitsReply, UploadList } from './uploads.schemas.js';
 
-type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock' | 'conversionPool'>;
+type UploadsDeps = Pick<GatewayDeps, 'files' | 'settings' | 'onConversion' | 'uploadsLock' | 'conversionPool'> & {
+  /** DeerFlow's UI uploads before the thread's first run: the upload makes the thread id the caller's. */
+  claimThread(caller: Identity, threadId: string): Promise<void>;
+};
 export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) {
   const { files, settings } = deps;
   const writer = createUploadWriter(
@@ -45,7 +49,8 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
       };
     },
 
-    async upload(threadId: string, parts: AsyncIterable<Multipart>): Promise<UploadResult> {
+    async upload(threadId: string, parts: AsyncIterable<Multipart>, caller: Identity): Promise<UploadResult> {
+      await deps.claimThread(caller, threadId);
       const dir = await files.ensureArea(threadId, 'uploads');
       return writer.store(threadId, await receiveUploads(parts, dir, settings.uploads));
     },

@@ -2,7 +2,7 @@
 // full error goes to the request's log only, except a Warren error's (507: the disk is full; 503:
 // retry), whose message is written for clients. The handler ends in a fixed body that cannot throw.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { asStorageError, asUnavailableError, isWarrenError } from '../errors.js';
+import { asStorageError, asUnavailableError, HttpStatusError, isWarrenError } from '../errors.js';
 
 const GENERIC_500 = '{"detail":"Internal server error"}';
 
@@ -74,6 +74,8 @@ export function errorHandler(raw: FastifyError, request: FastifyRequest, reply: 
     // A Warren 5xx (a full disk, a lock to retry) is the server's trouble, if a passing one: worth a warning.
     request.log[status >= 500 ? 'warn' : 'info']({ err: { message: err.message, code: err.code }, statusCode: status }, 'request rejected');
     const detail = 'validation' in err && err.validation ? validationDetail(err, request) : err.message || 'Bad request';
+    // A custom auth module's HTTPException brings its own headers (WWW-Authenticate, say).
+    if (err instanceof HttpStatusError) void reply.headers(err.headers);
     void reply.code(status).send({ detail });
   } catch (inner) {
     request.log.error({ err: inner }, 'error handler failed');

@@ -41,21 +41,21 @@ export async function assistantRoutes(app: FastifyInstance, deps: { assistants: 
   const byId = { tags, params: AssistantParamsSchema };
 
   r.post('/assistants', { schema: { tags, body: AssistantCreateSchema, response: { 200: AssistantSchema, ...errorResponses } } }, (req) =>
-    assistants.create(req.body),
+    assistants.create(req.body, req.identity),
   );
 
   r.post(
     '/assistants/search',
     { schema: { tags, body: AssistantSearchSchema, response: { 200: Type.Array(Type.Partial(AssistantSchema)), ...errorResponses } } },
     async (req, reply) => {
-      const { assistants: found, total } = await assistants.search(req.body ?? { limit: 10, offset: 0 });
+      const { assistants: found, total } = await assistants.search(req.body ?? { limit: 10, offset: 0 }, req.identity);
       void reply.header('X-Pagination-Total', String(total));
       return found;
     },
   );
 
   r.post('/assistants/count', { schema: { tags, body: AssistantCountSchema, response: { 200: Type.Integer(), ...errorResponses } } }, (req) =>
-    assistants.count(req.body ?? {}),
+    assistants.count(req.body ?? {}, req.identity),
   );
 
   r.get('/assistants/:assistant_id', { schema: { ...byId, response: { 200: AssistantSchema, ...errorResponses } } }, (req) => assistants.get(req.params.assistant_id));
@@ -65,7 +65,7 @@ export async function assistantRoutes(app: FastifyInstance, deps: { assistants: 
   );
 
   r.delete('/assistants/:assistant_id', { schema: { ...byId, querystring: DeleteQuerySchema, response: { ...noContentResponses, ...errorResponses } } }, async (req, reply) => {
-    await assistants.remove(req.params.assistant_id, isTrue(req.query.delete_threads));
+    await assistants.remove(req.params.assistant_id, isTrue(req.query.delete_threads), req.identity);
     return reply.code(204).send(null);
   });
 

@@ -1,5 +1,7 @@
 // Assistants: each configured graph's system assistant (id = graph id, read-only, never stored),
 // and assistants clients create in Redis, with versions. Runs resolve their assistant here.
+import { checkCreate, matchesAccessFilter, type AccessPolicy } from '../auth/access.js';
+import { mayReach, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { GraphRegistry, HostedGraph } from '../../graphs/registry.js';
@@ -24,6 +26,8 @@ export interface AssistantsServiceDeps {
   graphs: Pick<GraphRegistry, 'has' | 'ids' | 'load'>;
   /** Deletes a thread with its runs and checkpoints (DELETE with `delete_threads`). */
   removeThread(threadId: string): Promise<void>;
+  /** A custom auth module's handlers (OPEN_ACCESS: none). */
+  access: AccessPolicy;
 }
 
 /** Concurrent writers retry their compare-and-set; this many lost races in a row is a conflict. */
@@ -82,14 +86,17 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
     throw new ConflictError(`Assistant ${id} is being changed by other requests; try again`);
   }
 
-  async function matching(filter: AssistantCount): Promise<Assistant[]> {
+  async function matching(filter: AssistantCount, caller: Identity): Promise<Assistant[]> {
     const name = filter.name?.toLowerCase();
-    const all = [...deps.graphs.ids().map(systemAssistant), ...(await store.all())];
+    const accessFilter = await deps.access.check({ identity: caller, resource: 'assistants', action: 'search', value: { ...filter } });
+    // System assistants are everyone's; stored ones the caller's own (an admin's: all).
+    const all = [...deps.graphs.ids().map(systemAssistant), ...(await store.all(ownerFilter(caller).owner))];
     return all.filter(
       (a) =>
         (!filter.graph_id || a.graph_id === filter.graph_id) &&
         (!name || a.name.toLowerCase().includes(name)) &&
-        (!filter.metadata || matchesFilter(a.metadata, filter.metadata)),
+        (!filter.metadata || matchesFilter(a.metadata, filter.metadata)) &&
+        matchesAccessFilter(a.metadata, accessFilter),
     );
   }
 
@@ -103,10 +110,11 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
   return {
     get,
 
-    async create(body: AssistantCreate): Promise<Assistant> {
+    async create(body: AssistantCreate, caller: Identity): Promise<Assistant> {
       requireGraph(body.graph_id);
       const id = body.assistant_id ?? randomUUID();
       const ifExists = body.if_exists ?? 'raise';
+      const metadata = await checkCreate(deps.access, caller, 'assistants', { ...body, assistant_id: id });
       const now = nowIso();
       const assistant: Assistant = {
         assistant_id: id,
@@ -115,13 +123,14 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
         description: body.description ?? null,
         config: body.config ?? {},
         context: body.context ?? {},
-        metadata: body.metadata ?? {},
+        metadata,
         version: 1,
         created_at: now,
         updated_at: now,
       };
-      if (!isSystem(id) && (await store.save({ expected: null, assistant, maxVersion: 1, version: versionOf(assistant) }))) return assistant;
-      if (ifExists === 'raise') throw new ConflictError(`Assistant ${id} already exists`);
+      if (!isSystem(id) && (await store.save({ expected: null, assistant, maxVersion: 1, version: versionOf(assistant), owner: caller.user }))) return assistant;
+      // `do_nothing` answers the existing assistant, unless it is another user's.
+      if (ifExists === 'raise' || (!isSystem(id) && !mayReach(caller, (await store.ownership(id)).owner))) throw new ConflictError(`Assistant ${id} already exists`);
       return get(id);
     },
 
@@ -146,11 +155,12 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       });
     },
 
-    async remove(id: string, deleteThreads: boolean): Promise<void> {
+    async remove(id: string, deleteThreads: boolean, caller: Identity): Promise<void> {
       refuseSystem(id, 'deleting it');
       await requireStored(id);
       if (deleteThreads) {
         const { threads } = await deps.stores.threads.search({
+          ...ownerFilter(caller),
           metadata: { assistant_id: id },
           limit: Number.MAX_SAFE_INTEGER,
           offset: 0,
@@ -162,15 +172,15 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       if (!(await store.remove(id))) throw new NotFoundError(`Assistant ${id} not found`);
     },
 
-    async search(body: AssistantSearch): Promise<{ assistants: Partial<Assistant>[]; total: number }> {
-      const found = (await matching(body)).sort(compareBy(body.sort_by ?? 'created_at', body.sort_order ?? 'desc'));
+    async search(body: AssistantSearch, caller: Identity): Promise<{ assistants: Partial<Assistant>[]; total: number }> {
+      const found = (await matching(body, caller)).sort(compareBy(body.sort_by ?? 'created_at', body.sort_order ?? 'desc'));
       const page = found.slice(body.offset, body.offset + body.limit);
       const select = body.select;
       const assistants = select ? page.map((a) => Object.fromEntries(select.map((f) => [f, a[f]])) as Partial<Assistant>) : page;
       return { assistants, total: found.length };
     },
 
-    count: async (body: AssistantCount): Promise<number> => (await matching(body)).length,
+    count: async (body: AssistantCount, caller: Identity): Promise<number> => (await matching(body, caller)).length,
 
     async versions(id: string, query: AssistantVersionsQuery): Promise<AssistantVersion[]> {
       const all = isSystem(id) ? [versionOf(systemAssistant(id))] : await store.versions(id);
@@ -215,9 +225,6 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       const getGraph = graph.getGraphAsync.bind(graph) as (config: { xray?: boolean | number }) => ReturnType<typeof graph.getGraphAsync>;
       return (await getGraph({ xray })).toJSON() as Record<string, unknown>;
     },
-
-    /** The assistant a run uses (the default graph's when none is named), with its graph's id. */
-    forRun: (assistantId: string | undefined): Promise<RunAssistant> => resolveRunAssistant({ assistants: store, graphs: deps.graphs }, assistantId),
   };
 }
 

@@ -22,21 +22,21 @@ export async function cronRoutes(app: FastifyInstance, deps: { crons: CronsServi
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post('/threads/:thread_id/runs/crons', { schema: { tags, params: ThreadParamsSchema, body: CronCreateSchema, response: cronResponse } }, (req) =>
-    crons.create(req.params.thread_id, req.body),
+    crons.create(req.params.thread_id, req.body, req.identity),
   );
 
-  r.post('/runs/crons', { schema: { tags, body: CronCreateSchema, response: cronResponse } }, (req) => crons.create(null, req.body));
+  r.post('/runs/crons', { schema: { tags, body: CronCreateSchema, response: cronResponse } }, (req) => crons.create(null, req.body, req.identity));
 
   r.post('/runs/crons/search', { schema: { tags, body: CronSearchSchema, response: { 200: CronListSchema, ...errorResponses } } }, (req) =>
-    crons.search(req.body),
+    crons.search(req.body, req.identity),
   );
 
   r.post('/runs/crons/count', { schema: { tags, body: CronCountSchema, response: { 200: Type.Integer(), ...errorResponses } } }, (req) =>
-    crons.count(req.body),
+    crons.count(req.body, req.identity),
   );
 
   r.patch('/runs/crons/:cron_id', { schema: { tags, params: CronParamsSchema, body: CronPatchSchema, response: cronResponse } }, (req) =>
-    crons.update(req.params.cron_id, req.body),
+    crons.update(req.params.cron_id, req.body, req.identity),
   );
 
   r.delete(

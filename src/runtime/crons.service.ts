@@ -1,6 +1,8 @@
 // Crons: create (on a thread, or stateless), search, count, patch, delete. The record lives in
 // Redis (store/crons.ts); its BullMQ job scheduler fires the ticks, which workers turn into runs
 // (src/admission/cron-tick.ts). Here a cron is checked, stored, and its scheduler kept in step.
+import { checkCreate, matchesAccessFilter, type AccessPolicy } from '../auth/access.js';
+import { ANONYMOUS_USER, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../errors.js';
 import type { RunAdmission } from '../admission/admit-run.js';
@@ -17,6 +19,8 @@ export interface CronsServiceDeps {
   /** Checks a cron's run payload as a run's body would be checked, without making a run. */
   admission: Pick<RunAdmission, 'check'>;
   scheduler: Pick<CronScheduler, 'sync' | 'remove'>;
+  /** A custom auth module's handlers (OPEN_ACCESS: none). */
+  access: AccessPolicy;
 }
 
 /** Rounds of re-reading a cron after syncing its scheduler, while other writers keep changing it. */
@@ -56,8 +60,8 @@ function compareBy(key: CronSortField, order: 'asc' | 'desc') {
 export function createCronsService(deps: CronsServiceDeps) {
   const { crons, threads } = deps.stores;
 
-  const checkPayload = (cron: Pick<StoredCron, 'assistant_id' | 'payload' | 'metadata'>) =>
-    deps.admission.check({ ...(cron.payload as Partial<RunCreate>), assistant_id: cron.assistant_id, metadata: cron.metadata });
+  const checkPayload = (cron: Pick<StoredCron, 'assistant_id' | 'payload' | 'metadata'>, caller: Identity) =>
+    deps.admission.check({ ...(cron.payload as Partial<RunCreate>), assistant_id: cron.assistant_id, metadata: cron.metadata }, caller);
 
   /**
    * Points the scheduler at what the record says now. Another replica may change or delete the
@@ -91,20 +95,28 @@ export function createCronsService(deps: CronsServiceDeps) {
     await crons.remove(cronId);
   }
 
-  async function matching(filter: CronCount & { enabled?: boolean }): Promise<Cron[]> {
+  async function matching(filter: CronCount & { enabled?: boolean }, caller: Identity): Promise<Cron[]> {
+    const accessFilter = await deps.access.check({ identity: caller, resource: 'crons', action: 'search', value: { ...filter } });
     const all = await crons.list({
+      ...ownerFilter(caller),
       ...(filter.assistant_id ? { assistantId: filter.assistant_id } : {}),
       ...(filter.thread_id ? { threadId: filter.thread_id } : {}),
     });
     return all
-      .filter((c) => (filter.enabled === undefined || c.enabled === filter.enabled) && (!filter.metadata || matchesFilter(c.metadata, filter.metadata)))
+      .filter(
+        (c) =>
+          (filter.enabled === undefined || c.enabled === filter.enabled) &&
+          (!filter.metadata || matchesFilter(c.metadata, filter.metadata)) &&
+          matchesAccessFilter(c.metadata, accessFilter),
+      )
       .map(withNextRun);
   }
 
   return {
-    async create(threadId: string | null, body: CronCreate): Promise<Cron> {
+    async create(threadId: string | null, body: CronCreate, caller: Identity): Promise<Cron> {
       if (threadId !== null) await threads.require(threadId);
       refuseOnRunCompleted(threadId, body.on_run_completed);
+      const metadata = await checkCreate(deps.access, caller, 'crons', { ...body, thread_id: threadId });
       const timezone = body.timezone ?? null;
       checkSchedule({ schedule: body.schedule, timezone });
       const now = nowIso();
@@ -117,13 +129,14 @@ export function createCronsService(deps: CronsServiceDeps) {
         timezone,
         end_time: isoOrNull(body.end_time),
         payload: payloadWith({}, body),
-        user_id: null,
-        metadata: body.metadata ?? {},
+        // LangGraph's field for the cron's owner: null in an open deployment, as before users.
+        user_id: caller.user === ANONYMOUS_USER ? null : caller.user,
+        metadata,
         enabled: body.enabled ?? true,
         created_at: now,
         updated_at: now,
       };
-      await checkPayload(cron);
+      await checkPayload(cron, caller);
       await crons.create(cron);
       try {
         await syncScheduler(cron.cron_id);
@@ -135,7 +148,7 @@ export function createCronsService(deps: CronsServiceDeps) {
       return withNextRun(cron);
     },
 
-    async update(cronId: string, body: CronPatch): Promise<Cron> {
+    async update(cronId: string, body: CronPatch, caller: Identity): Promise<Cron> {
       const current = await requireCron(cronId);
       refuseOnRunCompleted(current.thread_id, body.on_run_completed);
       const change = (cron: StoredCron): StoredCron => ({
@@ -151,7 +164,7 @@ export function createCronsService(deps: CronsServiceDeps) {
       });
       const proposed = change(current);
       checkSchedule(proposed);
-      await checkPayload(proposed);
+      await checkPayload(proposed, caller);
       const updated = await crons.update(cronId, change);
       if (!updated) await requireCron(cronId);
       // Ticks while a cron was off, or of its former schedule, are not owed: no catching up on them.
@@ -174,15 +187,15 @@ export function createCronsService(deps: CronsServiceDeps) {
       }
     },
 
-    async search(body: CronSearch): Promise<Partial<Cron>[]> {
-      const found = (await matching(body)).sort(compareBy(body.sort_by ?? 'created_at', body.sort_order ?? 'desc'));
+    async search(body: CronSearch, caller: Identity): Promise<Partial<Cron>[]> {
+      const found = (await matching(body, caller)).sort(compareBy(body.sort_by ?? 'created_at', body.sort_order ?? 'desc'));
       const page = found.slice(body.offset, body.offset + body.limit);
       const select = body.select;
       if (!select || select.length === 0) return page;
       return page.map((c) => Object.fromEntries(select.filter((f) => f in c).map((f) => [f, c[f]])) as Partial<Cron>);
     },
 
-    count: async (body: CronCount): Promise<number> => (await matching(body)).length,
+    count: async (body: CronCount, caller: Identity): Promise<number> => (await matching(body, caller)).length,
   };
 }
 

@@ -55,8 +55,8 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     Location: created.streamLocation,
   });
 
-  const streamNew = async (reply: FastifyReply, threadId: string | null, body: RunCreate) => {
-    const created = await runs.create(threadId, body);
+  const streamNew = async (req: FastifyRequest, reply: FastifyReply, threadId: string | null, body: RunCreate) => {
+    const created = await runs.create(threadId, body, req.identity);
     await relaySse(reply, relay, {
       threadId: created.run.thread_id,
       runId: created.run.run_id,
@@ -66,8 +66,8 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     });
   };
 
-  const waitNew = async (reply: FastifyReply, threadId: string | null, body: RunCreate) => {
-    const created = await runs.create(threadId, { ...body, stream_mode: body.stream_mode ?? ['values'] });
+  const waitNew = async (req: FastifyRequest, reply: FastifyReply, threadId: string | null, body: RunCreate) => {
+    const created = await runs.create(threadId, { ...body, stream_mode: body.stream_mode ?? ['values'] }, req.identity);
     const tid = created.run.thread_id;
     await relayResult(
       reply,
@@ -87,8 +87,8 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     '/threads/:thread_id/runs',
     { schema: { tags, params: ThreadParamsSchema, body: RunCreateSchema, response: { ...sseResponse, 200: RunSchema } } },
     async (req, reply) => {
-      if (!wantsJson(req)) return streamNew(reply, req.params.thread_id, req.body);
-      const created = await runs.create(req.params.thread_id, req.body);
+      if (!wantsJson(req)) return streamNew(req, reply, req.params.thread_id, req.body);
+      const created = await runs.create(req.params.thread_id, req.body, req.identity);
       void reply.headers(locationHeaders(created));
       return publicRun(created.run);
     },
@@ -98,31 +98,31 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
   r.post(
     '/threads/:thread_id/runs/stream',
     { schema: { tags, params: ThreadParamsSchema, body: RunCreateSchema, response: sseResponse } },
-    (req, reply) => streamNew(reply, req.params.thread_id, req.body),
+    (req, reply) => streamNew(req, reply, req.params.thread_id, req.body),
   );
 
   r.post(
     '/threads/:thread_id/runs/wait',
     { schema: { tags, params: ThreadParamsSchema, body: RunCreateSchema, response: errorResponses } },
-    (req, reply) => waitNew(reply, req.params.thread_id, req.body),
+    (req, reply) => waitNew(req, reply, req.params.thread_id, req.body),
   );
 
   r.post('/runs/stream', { schema: { tags, body: RunCreateSchema, response: sseResponse } }, (req, reply) =>
-    streamNew(reply, null, req.body),
+    streamNew(req, reply, null, req.body),
   );
 
   r.post('/runs/wait', { schema: { tags, body: RunCreateSchema, response: errorResponses } }, (req, reply) =>
-    waitNew(reply, null, req.body),
+    waitNew(req, reply, null, req.body),
   );
 
   r.post('/runs', { schema: { tags, body: RunCreateSchema, response: { 200: RunSchema, ...errorResponses } } }, async (req, reply) => {
-    const created = await runs.create(null, req.body);
+    const created = await runs.create(null, req.body, req.identity);
     void reply.headers(locationHeaders(created));
     return publicRun(created.run);
   });
 
   r.post('/runs/batch', { schema: { tags, body: RunBatchSchema, response: { 200: RunBatchResultSchema, ...errorResponses } } }, async (req) =>
-    (await runs.createBatch(req.body)).map(publicRun),
+    (await runs.createBatch(req.body, req.identity)).map(publicRun),
   );
 
   // Bulk cancel, LangGraph's shape: `{thread_id, run_ids}` or `{status}`, `?action=` as for one run.
@@ -130,7 +130,7 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     '/runs/cancel',
     { schema: { tags, body: RunCancelManySchema, querystring: CancelManyQuerySchema, response: { ...noContentResponses, ...errorResponses } } },
     async (req, reply) => {
-      await runs.cancelMany(req.body, req.query.action);
+      await runs.cancelMany(req.body, req.query.action, req.identity);
       return reply.code(204).send(null);
     },
   );

@@ -1,5 +1,8 @@
 // Runs: creation (admitted by src/admission/), get, list, cancel, delete. Following a run's
 // event stream is run-follow.ts. The route files only translate HTTP; what a run means lives here.
+import type { Identity } from '../auth/identity.js';
+import type { AccessPolicy } from '../auth/access.js';
+import type { RecordAccess } from '../auth/record-access.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { createRunAdmission, type AdmittedRun, type RunAdmissionDeps } from '../admission/admit-run.js';
 import { signalCancel } from '../admission/cancel-run.js';
@@ -9,7 +12,12 @@ import type { RunBatchItem, RunCancelMany, RunCreate, RunListQuery } from './run
 
 export type CreatedRun = AdmittedRun;
 
-export type RunsServiceDeps = RunAdmissionDeps;
+export interface RunsServiceDeps extends RunAdmissionDeps {
+  /** Bulk cancels name runs by id or status: only the caller's are theirs to cancel. */
+  access: Pick<RecordAccess, 'requireThread' | 'reachesThread'>;
+  /** A custom auth module's handlers, asked about stateless runs (a thread's runs pass the route gate). */
+  policy: AccessPolicy;
+}
 
 export function createRunsService(deps: RunsServiceDeps) {
   const { threads, runs } = deps.stores;
@@ -28,35 +36,46 @@ export function createRunsService(deps: RunsServiceDeps) {
   }
 
   /** The runs a bulk cancel names: by ids (on one thread, or found by id), or by status. */
-  async function cancelTargets(body: RunCancelMany): Promise<Array<{ threadId: string; runId: string }>> {
+  async function cancelTargets(body: RunCancelMany, caller: Identity): Promise<Array<{ threadId: string; runId: string }>> {
     if (body.run_ids) {
       if (body.status) throw new BadRequestError('Give either run_ids or status, not both');
       return Promise.all(
         body.run_ids.map(async (runId) => {
           const threadId = body.thread_id ?? (await runs.threadOf(runId));
-          if (!threadId || !(await runs.get(threadId, runId))) throw new NotFoundError(`Run ${runId} not found`);
+          if (!threadId || !(await deps.access.reachesThread(caller, threadId)) || !(await runs.get(threadId, runId))) {
+            throw new NotFoundError(`Run ${runId} not found`);
+          }
           return { threadId, runId };
         }),
       );
     }
     if (!body.status) throw new BadRequestError('Give run_ids (with or without thread_id) or status');
-    if (body.thread_id) await threads.require(body.thread_id);
+    if (body.thread_id) {
+      await deps.access.requireThread(caller, body.thread_id);
+      await threads.require(body.thread_id);
+    }
     const inflight = body.thread_id ? await runs.inflight(body.thread_id) : await runs.inflightEverywhere();
-    return inflight
-      .filter((run) => body.status === 'all' || run.status === body.status)
-      .map((run) => ({ threadId: run.thread_id, runId: run.run_id }));
+    const targets = [];
+    for (const run of inflight) {
+      if (body.status !== 'all' && run.status !== body.status) continue;
+      if (body.thread_id || (await deps.access.reachesThread(caller, run.thread_id))) targets.push({ threadId: run.thread_id, runId: run.run_id });
+    }
+    return targets;
   }
 
   const service = {
     cancel,
 
     /** `POST /runs/cancel`: every named run is cancelled, or none is when one is not found (404). */
-    async cancelMany(body: RunCancelMany, action: 'interrupt' | 'rollback'): Promise<void> {
-      const targets = await cancelTargets(body);
+    async cancelMany(body: RunCancelMany, action: 'interrupt' | 'rollback', caller: Identity): Promise<void> {
+      const targets = await cancelTargets(body, caller);
       for (const { threadId, runId } of targets) await stop(threadId, runId, action);
     },
 
-    create: (threadId: string | null, body: RunCreate): Promise<CreatedRun> => admission.admit(threadId, body),
+    async create(threadId: string | null, body: RunCreate, caller: Identity): Promise<CreatedRun> {
+      if (threadId === null) await deps.policy.check({ identity: caller, resource: 'threads', action: 'create_run', value: { ...body, thread_id: null } });
+      return admission.admit(threadId, body, caller);
+    },
 
     async get(threadId: string, runId: string) {
       await threads.require(threadId);
@@ -94,12 +113,12 @@ export function createRunsService(deps: RunsServiceDeps) {
     },
 
     /** `POST /runs/batch`: stateless background runs, created in the order given. */
-    async createBatch(items: readonly RunBatchItem[]): Promise<StoredRun[]> {
+    async createBatch(items: readonly RunBatchItem[], caller: Identity): Promise<StoredRun[]> {
       const bodies: RunCreate[] = items.map(({ assistantId, ...body }) => ({ ...body, assistant_id: body.assistant_id ?? assistantId }));
       // Every body is checked before any run is made: one bad entry creates none.
-      for (const body of bodies) await admission.check(body);
+      for (const body of bodies) await admission.check(body, caller);
       const created: StoredRun[] = [];
-      for (const body of bodies) created.push((await service.create(null, body)).run);
+      for (const body of bodies) created.push((await service.create(null, body, caller)).run);
       return created;
     },
   };

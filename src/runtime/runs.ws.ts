@@ -115,7 +115,7 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RunWebSocke
             const first = RunInput.Errors(message)[0];
             return refuse(`Invalid run input: ${first ? `${first.instancePath || '/'} ${first.message}` : 'rejected'}`);
           }
-          const created = await runs.create(threadId, message);
+          const created = await runs.create(threadId, message, req.identity);
           cancelOnClose = (message.on_disconnect ?? 'cancel') === 'cancel';
           follow(created.run.run_id, '0');
         })().catch((err: unknown) => {

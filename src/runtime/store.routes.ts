@@ -24,24 +24,24 @@ export async function storeRoutes(app: FastifyInstance, deps: { store: StoreServ
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.put('/store/items', { schema: { tags, body: StorePutSchema, response: noContent } }, async (req, reply) => {
-    await store.put(req.body);
+    await store.put(req.body, req.identity);
     return reply.code(204).send(null);
   });
 
   r.get('/store/items', { schema: { tags, querystring: StoreGetQuerySchema, response: { 200: Type.Union([StoreItemSchema, Type.Null()]), ...errorResponses } } }, (req) =>
-    store.get(req.query),
+    store.get(req.query, req.identity),
   );
 
   r.delete('/store/items', { schema: { tags, body: StoreDeleteSchema, response: noContent } }, async (req, reply) => {
-    await store.remove(req.body);
+    await store.remove(req.body, req.identity);
     return reply.code(204).send(null);
   });
 
   r.post('/store/items/search', { schema: { tags, body: StoreSearchSchema, response: { 200: StoreSearchResultSchema, ...errorResponses } } }, (req) =>
-    store.search(req.body),
+    store.search(req.body, req.identity),
   );
 
   r.post('/store/namespaces', { schema: { tags, body: StoreNamespacesSchema, response: { 200: StoreNamespacesResultSchema, ...errorResponses } } }, (req) =>
-    store.namespaces(req.body),
+    store.namespaces(req.body, req.identity),
   );
 }

@@ -1,6 +1,8 @@
 // The long-term store over HTTP: checks what the schemas cannot say (labels, filters, whether
 // semantic search is configured) and hands the rest to the item store that graphs also use.
-import { ValidationError } from '../errors.js';
+import { OPEN_ACCESS, type AccessAction, type AccessPolicy } from '../auth/access.js';
+import { isAdmin, type Identity } from '../auth/identity.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { checkStoreFilter } from '../store/store-filter.js';
 import type { ItemStore, StoreItem } from '../store/store-items.js';
 import type { StoreDelete, StoreGetQuery, StoreNamespaces, StorePut, StoreSearch } from './store.schemas.js';
@@ -16,31 +18,74 @@ function checkNamespace(field: string, namespace: readonly string[], options: { 
   }
 }
 
-export function createStoreService(items: ItemStore) {
+/**
+ * A user's namespaces are those whose first label is their user id (LangGraph's own advice for
+ * per-user stores); an admin reaches every namespace. Null: the caller may read everything.
+ */
+const ownRoot = (caller: Identity): string | null => (isAdmin(caller) ? null : caller.user);
+
+/** Another user's namespace answers as one that does not exist. */
+function requireOwn(caller: Identity, namespace: readonly string[]): void {
+  const root = ownRoot(caller);
+  if (root !== null && namespace[0] !== root) {
+    throw new NotFoundError(`Namespace ${JSON.stringify(namespace)} not found: your namespaces start with your user id ("${root}").`);
+  }
+}
+
+/** The prefix a search or listing really reads: the caller's own root at least; null when it names another user's. */
+function ownPrefix(caller: Identity, prefix: readonly string[]): string[] | null {
+  const root = ownRoot(caller);
+  if (root === null) return [...prefix];
+  if (prefix.length === 0) return [root];
+  if (prefix[0] === root || prefix[0] === '*') return [root, ...prefix.slice(1)];
+  return null;
+}
+
+/**
+ * Asks the custom handlers about a store call (a refusal throws). LangGraph lets a store handler
+ * rewrite the namespace (to put it under the user, say): the namespace the call goes on with.
+ */
+async function namespaceAfterHandlers(access: AccessPolicy, caller: Identity, action: AccessAction, value: Record<string, unknown> & { namespace: string[] }): Promise<string[]> {
+  const asked = { ...value, namespace: [...value.namespace] };
+  await access.check({ identity: caller, resource: 'store', action, value: asked });
+  if (!Array.isArray(asked.namespace) || asked.namespace.some((label) => typeof label !== 'string')) {
+    throw new Error(`The auth handler for store:${action} left a namespace that is not a list of strings.`);
+  }
+  return asked.namespace;
+}
+
+export function createStoreService(items: ItemStore, access: AccessPolicy = OPEN_ACCESS) {
   return {
-    async put(body: StorePut): Promise<void> {
-      checkNamespace('namespace', body.namespace);
-      await items.put(body.namespace, body.key, body.value, {
+    async put(body: StorePut, caller: Identity): Promise<void> {
+      const namespace = await namespaceAfterHandlers(access, caller, 'put', { ...body });
+      checkNamespace('namespace', namespace);
+      requireOwn(caller, namespace);
+      await items.put(namespace, body.key, body.value, {
         ...(body.index === undefined ? {} : { index: body.index }),
         ...(body.ttl === undefined ? {} : { ttlMinutes: body.ttl }),
       });
     },
 
-    async get(query: StoreGetQuery): Promise<StoreItem | null> {
-      const namespace = query.namespace ? query.namespace.split('.') : [];
+    async get(query: StoreGetQuery, caller: Identity): Promise<StoreItem | null> {
+      const namespace = await namespaceAfterHandlers(access, caller, 'get', { namespace: query.namespace ? query.namespace.split('.') : [], key: query.key });
       checkNamespace('namespace', namespace);
+      // Absent, as LangGraph answers a missing item.
+      if (ownRoot(caller) !== null && namespace[0] !== ownRoot(caller)) return null;
       return items.get(namespace, query.key, { refreshTtl: query.refresh_ttl ?? null });
     },
 
-    async remove(body: StoreDelete): Promise<void> {
-      const namespace = body.namespace ?? [];
+    async remove(body: StoreDelete, caller: Identity): Promise<void> {
+      const namespace = await namespaceAfterHandlers(access, caller, 'delete', { namespace: body.namespace ?? [], key: body.key });
       checkNamespace('namespace', namespace);
+      requireOwn(caller, namespace);
       await items.delete(namespace, body.key);
     },
 
-    async search(body: StoreSearch): Promise<{ items: StoreItem[] }> {
-      const prefix = body.namespace_prefix ?? [];
-      checkNamespace('namespace_prefix', prefix, { empty: true });
+    async search(body: StoreSearch, caller: Identity): Promise<{ items: StoreItem[] }> {
+      const asked = await namespaceAfterHandlers(access, caller, 'search', { ...body, namespace: body.namespace_prefix ?? [] });
+      checkNamespace('namespace_prefix', asked, { empty: true });
+      const prefix = ownPrefix(caller, asked);
+      if (prefix === null) return { items: [] };
       if (body.filter) checkStoreFilter(body.filter);
       if (body.query && !items.settings.index) {
         throw new ValidationError('query: semantic search needs an embedding model; configure store.index (embed, dims) in config.yaml or langgraph.json.');
@@ -55,13 +100,15 @@ export function createStoreService(items: ItemStore) {
       return { items: found };
     },
 
-    async namespaces(body: StoreNamespaces): Promise<{ namespaces: string[][] }> {
+    async namespaces(body: StoreNamespaces, caller: Identity): Promise<{ namespaces: string[][] }> {
       if (body.prefix) checkNamespace('prefix', body.prefix, { wildcard: true });
       if (body.suffix) checkNamespace('suffix', body.suffix, { wildcard: true });
+      const prefix = ownPrefix(caller, await namespaceAfterHandlers(access, caller, 'list_namespaces', { ...body, namespace: body.prefix ?? [] }));
+      if (prefix === null) return { namespaces: [] };
       const found = await items.listNamespaces({
         limit: body.limit,
         offset: body.offset,
-        ...(body.prefix ? { prefix: body.prefix } : {}),
+        ...(prefix.length > 0 ? { prefix } : {}),
         ...(body.suffix ? { suffix: body.suffix } : {}),
         ...(body.max_depth === undefined ? {} : { maxDepth: body.max_depth }),
       });

@@ -32,14 +32,14 @@ export async function threadRoutes(app: FastifyInstance, deps: ThreadRoutesDeps)
   const r = app.withTypeProvider<import('@fastify/type-provider-typebox').TypeBoxTypeProvider>();
 
   r.post('/threads', { schema: { tags, body: ThreadCreateSchema, response: { 200: ThreadSchema, ...errorResponses } } }, (req) =>
-    threads.create(req.body ?? {}),
+    threads.create(req.body ?? {}, req.identity),
   );
 
   r.post(
     '/threads/search',
     { schema: { tags, body: ThreadSearchSchema, response: { 200: Type.Array(Type.Partial(ThreadSchema)), ...errorResponses } } },
     async (req, reply) => {
-      const { threads: found, total } = await threads.search(req.body);
+      const { threads: found, total } = await threads.search(req.body, req.identity);
       void reply.header('X-Pagination-Total', String(total));
       if (req.body.offset + found.length < total) void reply.header('X-Pagination-Next', String(req.body.offset + found.length));
       return found;
@@ -57,11 +57,11 @@ export async function threadRoutes(app: FastifyInstance, deps: ThreadRoutesDeps)
   );
 
   r.post('/threads/count', { schema: { tags, body: ThreadCountSchema, response: { 200: Type.Integer(), ...errorResponses } } }, (req) =>
-    threads.count(req.body ?? {}),
+    threads.count(req.body ?? {}, req.identity),
   );
 
   r.post('/threads/:thread_id/copy', { schema: { tags, params: ThreadParamsSchema, response: { 200: ThreadSchema, ...errorResponses } } }, (req) =>
-    threads.copy(req.params.thread_id),
+    threads.copy(req.params.thread_id, req.identity),
   );
 
   r.delete('/threads/:thread_id', { schema: { tags, params: ThreadParamsSchema, response: { ...noContentResponses, ...errorResponses } } }, async (req, reply) => {

@@ -1,6 +1,8 @@
 // Threads: create, read, patch, delete (with their runs and checkpoints), search.
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../errors.js';
+import { checkCreate, type AccessPolicy } from '../auth/access.js';
+import { ownerFilter, type Identity } from '../auth/identity.js';
 import type { Thread } from '../store/records.js';
 import type { Stores } from '../store/stores.js';
 import { signalCancel, type CancelSignals } from '../admission/cancel-run.js';
@@ -13,6 +15,8 @@ export interface ThreadsServiceDeps {
   state: Pick<StateService, 'bulkUpdate'>;
   /** Deletes the thread's crons (and their schedulers) with the thread. */
   removeCrons(threadId: string): Promise<void>;
+  /** A custom auth module's handlers (OPEN_ACCESS: none). */
+  access: AccessPolicy;
 }
 
 /** Threads live until deleted: a time-to-live would need a sweeper Warren does not run. */
@@ -37,12 +41,13 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
   }
 
   return {
-    async create(body: ThreadCreate): Promise<Thread> {
+    async create(body: ThreadCreate, identity: Identity): Promise<Thread> {
       refuseTtl(body.ttl);
       const threadId = body.thread_id ?? randomUUID();
+      const metadata = await checkCreate(deps.access, identity, 'threads', { thread_id: threadId, metadata: body.metadata ?? {}, if_exists: body.if_exists ?? 'raise' });
       const supersteps = body.supersteps ?? [];
       const existed = supersteps.length > 0 && (await threads.get(threadId)) !== null;
-      const thread = await threads.create({ threadId, metadata: body.metadata ?? {}, ifExists: body.if_exists ?? 'raise' });
+      const thread = await threads.create({ threadId, metadata, ifExists: body.if_exists ?? 'raise', owner: identity.user });
       if (supersteps.length === 0 || existed) return thread;
       try {
         await deps.state.bulkUpdate(threadId, supersteps);
@@ -62,10 +67,10 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     },
 
     /** A new thread with the same metadata, values and checkpoint history (LangGraph's copy). */
-    async copy(threadId: string): Promise<Thread> {
+    async copy(threadId: string, identity: Identity): Promise<Thread> {
       const source = await threads.require(threadId);
       const copyId = randomUUID();
-      await threads.create({ threadId: copyId, metadata: { ...source.metadata, thread_id: copyId }, ifExists: 'raise' });
+      await threads.create({ threadId: copyId, metadata: { ...source.metadata, thread_id: copyId }, ifExists: 'raise', owner: identity.user });
       await checkpointer.copyThread(threadId, copyId);
       await threads.setValues(copyId, source.values ?? {}, source.interrupts ?? {});
       // A copy runs nothing: it is idle unless its state waits on an interrupt.
@@ -73,15 +78,19 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
       return threads.require(copyId);
     },
 
-    async count(body: ThreadCount): Promise<number> {
-      const { total } = await threads.search({ ...body, limit: 1, offset: 0, sort_by: 'updated_at', sort_order: 'desc' });
+    async count(body: ThreadCount, identity: Identity): Promise<number> {
+      const accessFilter = await deps.access.check({ identity, resource: 'threads', action: 'search', value: { ...body } });
+      const { total } = await threads.search({ ...body, ...ownerFilter(identity), ...(accessFilter ? { accessFilter } : {}), limit: 1, offset: 0, sort_by: 'updated_at', sort_order: 'desc' });
       return total;
     },
 
     remove,
 
-    async search(body: ThreadSearch): Promise<{ threads: Partial<Thread>[]; total: number }> {
+    async search(body: ThreadSearch, identity: Identity): Promise<{ threads: Partial<Thread>[]; total: number }> {
+      const accessFilter = await deps.access.check({ identity, resource: 'threads', action: 'search', value: { ...body } });
       const result = await threads.search({
+        ...ownerFilter(identity),
+        ...(accessFilter ? { accessFilter } : {}),
         ...(body.metadata ? { metadata: body.metadata } : {}),
         ...(body.values ? { values: body.values } : {}),
         ...(body.status ? { status: body.status } : {}),

@@ -3,6 +3,7 @@
 // `max_version` (save-assistant-2.lua), so replicas never hand out one version number twice.
 import type { Redis } from 'ioredis';
 import { keys } from './keys.js';
+import { createOwnerIndex } from './owners.js';
 import { parseJson } from './json.js';
 import type { Assistant, AssistantVersion } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
@@ -11,6 +12,8 @@ import { requireScript, type ScriptCaller } from './scripts.js';
 export interface StoredAssistant {
   assistant: Assistant;
   maxVersion: number;
+  /** Who made it; null for an assistant from before owners existed (the anonymous user's). */
+  owner: string | null;
 }
 
 export interface AssistantWrite {
@@ -20,25 +23,30 @@ export interface AssistantWrite {
   maxVersion: number;
   /** A version to add beside the record. */
   version?: AssistantVersion;
+  /** The owner of a new assistant (`expected: null`); an update keeps the owner it has. */
+  owner?: string;
 }
 
 export interface AssistantStore {
   get(assistantId: string): Promise<StoredAssistant | null>;
+  /** Whether the assistant exists, and whose it is (null: from before owners existed). */
+  ownership(assistantId: string): Promise<{ owner: string | null; exists: boolean }>;
   /** False when the assistant changed (or appeared, or went) since `expected` was read. */
   save(write: AssistantWrite): Promise<boolean>;
   versions(assistantId: string): Promise<AssistantVersion[]>;
   version(assistantId: string, version: number): Promise<AssistantVersion | null>;
   remove(assistantId: string): Promise<boolean>;
-  /** Every stored assistant, oldest first. */
-  all(): Promise<Assistant[]>;
+  /** Every stored assistant, oldest first; with `owner`, only theirs (read from their own index). */
+  all(owner?: string): Promise<Assistant[]>;
 }
 
 export function createAssistantStore(redis: Redis, scripts: Record<string, ScriptCaller>): AssistantStore {
   const saveScript = requireScript(scripts, 'saveAssistant');
+  const owners = createOwnerIndex(redis);
 
   const fromHash = (hash: Record<string, string>): StoredAssistant | null => {
     const assistant = parseJson<Assistant | null>(hash.record, null);
-    return assistant ? { assistant, maxVersion: Number(hash.max_version ?? assistant.version) } : null;
+    return assistant ? { assistant, maxVersion: Number(hash.max_version ?? assistant.version), owner: hash.owner ?? null } : null;
   };
 
   return {
@@ -46,15 +54,23 @@ export function createAssistantStore(redis: Redis, scripts: Record<string, Scrip
       return fromHash(await redis.hgetall(keys.assistant(assistantId)));
     },
 
-    async save({ expected, assistant, maxVersion, version }) {
+    async ownership(assistantId) {
+      const [owner, record] = await redis.hmget(keys.assistant(assistantId), 'owner', 'max_version');
+      return { owner: owner ?? null, exists: record !== null };
+    },
+
+    async save({ expected, assistant, maxVersion, version, owner }) {
       const id = assistant.assistant_id;
       const saved = Number(
         await saveScript(
           [keys.assistant(id), keys.assistantVersions(id)],
-          [expected === null ? '' : String(expected), JSON.stringify(assistant), String(maxVersion), version ? String(version.version) : '', version ? JSON.stringify(version) : ''],
+          [expected === null ? '' : String(expected), JSON.stringify(assistant), String(maxVersion), version ? String(version.version) : '', version ? JSON.stringify(version) : '', expected === null ? (owner ?? '') : ''],
         ),
       );
-      if (saved === 1 && expected === null) await redis.zadd(keys.assistantIndex(), Date.parse(assistant.created_at), id);
+      if (saved === 1 && expected === null) {
+        await redis.zadd(keys.assistantIndex(), Date.parse(assistant.created_at), id);
+        if (owner) await owners.add('assistants', owner, id, Date.parse(assistant.created_at));
+      }
       return saved === 1;
     },
 
@@ -68,14 +84,16 @@ export function createAssistantStore(redis: Redis, scripts: Record<string, Scrip
     },
 
     async remove(assistantId) {
+      const owner = await redis.hget(keys.assistant(assistantId), 'owner');
       const removed = await redis.del(keys.assistant(assistantId), keys.assistantVersions(assistantId));
       await redis.zrem(keys.assistantIndex(), assistantId);
+      if (owner !== null) await owners.remove('assistants', owner, assistantId);
       return removed > 0;
     },
 
-    async all() {
+    async all(owner) {
       // Fine to tens of thousands of assistants (each is a small record); search filters in memory.
-      const ids = await redis.zrange(keys.assistantIndex(), 0, -1);
+      const ids = owner === undefined ? await redis.zrange(keys.assistantIndex(), 0, -1) : await owners.ids('assistants', owner);
       const pipeline = redis.pipeline();
       for (const id of ids) pipeline.hget(keys.assistant(id), 'record');
       const replies = (await pipeline.exec()) ?? [];

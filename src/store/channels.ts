@@ -1,6 +1,7 @@
 // A chat platform's shared state in Redis: the lease that lets one process in the deployment hold
 // the platform's connection, its status for GET /api/channels, its update offset, the map from
-// conversations to threads, and the answers still owed.
+// conversations to threads, the answers still owed, and the inbox of events not yet handled
+// (platforms that push events: Slack, Feishu).
 //
 // The lease is a key holding the holder's fencing token (one INCR counter per platform, so no two
 // holders share one), set with NX and a TTL and renewed by compare-and-set (extend-lock-1.lua).
@@ -12,11 +13,8 @@ import { keys } from './keys.js';
 import { nowIso } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 
-/** How long an event id is remembered (queueEvent): longer than a platform goes on redelivering. */
-export const CHANNEL_EVENT_MEMORY_MS = 24 * 60 * 60 * 1000;
-
 /** The platforms Warren connects to. */
-export const CHANNEL_NAMES = ['telegram', 'feishu'] as const;
+export const CHANNEL_NAMES = ['telegram', 'slack', 'feishu'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 export const isChannelName = (name: string): name is ChannelName => (CHANNEL_NAMES as readonly string[]).includes(name);
 
@@ -60,21 +58,40 @@ export interface ChannelStore {
   owe(channel: ChannelName, reply: OwedReply): Promise<void>;
   owed(channel: ChannelName): Promise<OwedReply[]>;
   settle(channel: ChannelName, runId: string): Promise<void>;
-  /** The platform's id of the message showing a run's answer (kept until `settle`), so a new holder updates it rather than sending another. */
+  /** The platform's id of the message showing a run's answer (kept until `settle`), so a new holder edits it rather than sending another. */
   answerMessage(channel: ChannelName, runId: string): Promise<string | null>;
   setAnswerMessage(channel: ChannelName, runId: string, messageId: string): Promise<void>;
   /**
-   * Queues an event the platform pushed (Feishu), once per `eventId` within `ttlMs`: true when it
-   * was new. It stays queued until `eventDone`, so an event taken in is handled even if the
-   * process holding the connection dies first.
+   * Puts an event in the platform's inbox unless its id was recorded in the last day (a
+   * platform's retry); true when it was added.
    */
-  queueEvent(channel: ChannelName, eventId: string, event: string, ttlMs: number): Promise<boolean>;
-  /**
-   * The queued events after `after` (`0`: all), oldest first; when there are none, waits up to
-   * `blockMs` for one on `connection`, a connection of the caller's own (it blocks).
-   */
-  readEvents(channel: ChannelName, after: string, blockMs: number, connection: Redis): Promise<{ id: string; event: string }[]>;
-  eventDone(channel: ChannelName, id: string): Promise<void>;
+  recordEvent(channel: ChannelName, eventId: string, body: string): Promise<boolean>;
+  /** Up to `count` inbox entries after `after` (an entry id; `0-0` for the oldest), oldest first. */
+  inbox(channel: ChannelName, after: string, count: number): Promise<InboxEntry[]>;
+  /** Removes a handled entry; false when `token` no longer holds the lease (nothing removed). */
+  dropEvent(channel: ChannelName, token: string, id: string): Promise<boolean>;
+}
+
+/** An event waiting in a platform's inbox. */
+export interface InboxEntry {
+  id: string;
+  body: string;
+}
+
+/** How long a recorded event id is remembered: Slack and Feishu redeliver for minutes or hours, not days. */
+const EVENT_SEEN_SECONDS = 24 * 60 * 60;
+
+type StreamReply = [string, string[]][];
+const entriesOf = (reply: StreamReply | null): InboxEntry[] =>
+  (reply ?? []).map(([id, fields]) => ({ id, body: fields[fields.indexOf('body') + 1] ?? '' }));
+
+/**
+ * Waits up to `blockMs` for inbox entries after `after`, on a connection of its own (a blocking
+ * read holds its connection): an empty list when none came.
+ */
+export async function waitForInbox(blocking: Redis, channel: ChannelName, after: string, blockMs: number): Promise<InboxEntry[]> {
+  const reply = (await blocking.xread('COUNT', 50, 'BLOCK', blockMs, 'STREAMS', keys.channelInbox(channel), after)) as [string, StreamReply][] | null;
+  return entriesOf(reply?.[0]?.[1] ?? null);
 }
 
 const parseOwed = (json: string): OwedReply | null => {
@@ -92,6 +109,8 @@ export function createChannelStore(redis: Redis, scripts: Record<string, ScriptC
   const extendLock = requireScript(scripts, 'extendLock');
   const releaseLock = requireScript(scripts, 'releaseLock');
   const raiseChannelOffset = requireScript(scripts, 'raiseChannelOffset');
+  const recordChannelEvent = requireScript(scripts, 'recordChannelEvent');
+  const dropChannelEvent = requireScript(scripts, 'dropChannelEvent');
 
   return {
     async acquire(channel, holder, leaseMs) {
@@ -158,21 +177,11 @@ export function createChannelStore(redis: Redis, scripts: Record<string, ScriptC
       await redis.hset(keys.channelAnswerMessages(channel), runId, messageId);
     },
 
-    async queueEvent(channel, eventId, event, ttlMs) {
-      // Queued first, then marked: a crash in between queues it twice at worst, never loses it.
-      const id = await redis.xadd(keys.channelEvents(channel), '*', 'event', event);
-      if ((await redis.set(keys.channelEventSeen(channel, eventId), id ?? '1', 'PX', ttlMs, 'NX')) === 'OK') return true;
-      if (id) await redis.xdel(keys.channelEvents(channel), id);
-      return false;
-    },
+    recordEvent: async (channel, eventId, body) =>
+      (await recordChannelEvent([keys.channelEventSeen(channel, eventId), keys.channelInbox(channel)], [EVENT_SEEN_SECONDS, body])) !== null,
 
-    async readEvents(channel, after, blockMs, connection) {
-      const read = (await connection.xread('BLOCK', blockMs, 'STREAMS', keys.channelEvents(channel), after)) as [string, [string, string[]][]][] | null;
-      return (read?.[0]?.[1] ?? []).map(([id, fields]) => ({ id, event: fields[fields.indexOf('event') + 1] ?? '' }));
-    },
+    inbox: async (channel, after, count) => entriesOf((await redis.xrange(keys.channelInbox(channel), `(${after}`, '+', 'COUNT', count)) as StreamReply),
 
-    async eventDone(channel, id) {
-      await redis.xdel(keys.channelEvents(channel), id);
-    },
+    dropEvent: async (channel, token, id) => (await dropChannelEvent([keys.channelLease(channel), keys.channelInbox(channel)], [token, id])) === 1,
   };
 }

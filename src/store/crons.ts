@@ -2,6 +2,7 @@
 // HTTP or BullMQ. A record is one hash field holding JSON; a change is a compare-and-set on it
 // (replace-hash-field-1.lua), so two replicas patching one cron never lose a change.
 import type { Redis } from 'ioredis';
+import { ANONYMOUS_USER } from '../auth/identity.js';
 import { keys } from './keys.js';
 import { parseJson } from './json.js';
 import type { StoredCron } from './records.js';
@@ -21,22 +22,27 @@ export interface CronStore {
   lastTick(cronId: string): Promise<number | null>;
   /** Records that every tick up to `tickMs` has its run (or must not have one: a re-enabled cron). Never moves back. */
   raiseLastTick(cronId: string, tickMs: number): Promise<void>;
-  /** The crons of the narrowest index the filter names, oldest first. */
-  list(filter: { assistantId?: string; threadId?: string }): Promise<StoredCron[]>;
+  /** The crons of the narrowest index the filter names (`owner`: their own index), oldest first. */
+  list(filter: { assistantId?: string; threadId?: string; owner?: string }): Promise<StoredCron[]>;
+  /** Whether the cron exists, and whose it is (null: from before owners existed, the anonymous user's). */
+  ownership(cronId: string): Promise<{ owner: string | null; exists: boolean }>;
 }
 
 const RECORD = 'record';
 const LAST_TICK = 'last_tick';
+const OWNER = 'owner';
 /** Lost compare-and-sets in a row before giving up (each one means another write landed). */
 const MAX_ATTEMPTS = 20;
 
 export function createCronStore(redis: Redis, scripts: Record<string, ScriptCaller>): CronStore {
   const replaceScript = requireScript(scripts, 'replaceHashField');
   const raiseScript = requireScript(scripts, 'raiseHashField');
+  const ownerOf = (cron: StoredCron): string => cron.user_id ?? ANONYMOUS_USER;
   const indexesOf = (cron: StoredCron): string[] => [
     keys.cronIndex(),
     keys.assistantCrons(cron.assistant_id),
     ...(cron.thread_id ? [keys.threadCrons(cron.thread_id)] : []),
+    keys.ownerIndex(ownerOf(cron), 'crons'),
   ];
   const read = async (cronId: string) => {
     const raw = await redis.hget(keys.cron(cronId), RECORD);
@@ -45,7 +51,7 @@ export function createCronStore(redis: Redis, scripts: Record<string, ScriptCall
 
   return {
     async create(cron) {
-      await redis.hset(keys.cron(cron.cron_id), RECORD, JSON.stringify(cron));
+      await redis.hset(keys.cron(cron.cron_id), RECORD, JSON.stringify(cron), OWNER, ownerOf(cron));
       const score = Date.parse(cron.created_at);
       for (const index of indexesOf(cron)) await redis.zadd(index, score, cron.cron_id);
     },
@@ -79,8 +85,14 @@ export function createCronStore(redis: Redis, scripts: Record<string, ScriptCall
       if ((await redis.hexists(keys.cron(cronId), RECORD)) === 1) await raiseScript([keys.cron(cronId)], [LAST_TICK, tickMs]);
     },
 
-    async list({ assistantId, threadId }) {
-      const index = threadId ? keys.threadCrons(threadId) : assistantId ? keys.assistantCrons(assistantId) : keys.cronIndex();
+    async ownership(cronId) {
+      const [owner, exists] = await redis.hmget(keys.cron(cronId), OWNER, RECORD);
+      return { owner: owner ?? null, exists: exists !== null };
+    },
+
+    async list({ assistantId, threadId, owner }) {
+      const index =
+        owner !== undefined ? keys.ownerIndex(owner, 'crons') : threadId ? keys.threadCrons(threadId) : assistantId ? keys.assistantCrons(assistantId) : keys.cronIndex();
       const ids = await redis.zrange(index, 0, -1);
       if (ids.length === 0) return [];
       const pipeline = redis.pipeline();

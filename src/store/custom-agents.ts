@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { keys } from './keys.js';
+import { createOwnerIndex } from './owners.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 
 /** Letters, digits and hyphens, stored lower-case: a name is never a path. */
@@ -30,11 +31,14 @@ export const CustomAgentSchema = Type.Object({
   soul: Type.String({ maxLength: 64 * 1024 }),
   created_at: Type.String(),
   updated_at: Type.String(),
+  /** The user who made it; agents from before owners existed are the anonymous user's. */
+  owner: Type.Optional(Type.String()),
 });
 export type CustomAgent = Static<typeof CustomAgentSchema>;
 
 export interface CustomAgentStore {
-  list(): Promise<CustomAgent[]>;
+  /** Every agent by name; with `owner`, only theirs (read from their own index). */
+  list(owner?: string): Promise<CustomAgent[]>;
   get(name: string): Promise<CustomAgent | null>;
   /** False when the name is taken. */
   create(agent: CustomAgent): Promise<boolean>;
@@ -52,9 +56,16 @@ const parse = (json: string): CustomAgent | null => {
 export function createCustomAgentStore(redis: Redis, scripts: Record<string, ScriptCaller>): CustomAgentStore {
   const key = keys.customAgents();
   const replaceField = requireScript(scripts, 'replaceHashField');
+  const owners = createOwnerIndex(redis);
   return {
-    async list() {
-      const all = await redis.hgetall(key);
+    async list(owner) {
+      let all: Record<string, string>;
+      if (owner === undefined) all = await redis.hgetall(key);
+      else {
+        const names = await owners.ids('agents', owner);
+        const values = names.length > 0 ? await redis.hmget(key, ...names) : [];
+        all = Object.fromEntries(names.flatMap((name, i) => (values[i] ? [[name, values[i]]] : [])));
+      }
       return Object.keys(all)
         .sort()
         .map((name) => parse(all[name] as string))
@@ -65,7 +76,9 @@ export function createCustomAgentStore(redis: Redis, scripts: Record<string, Scr
       return json === null ? null : parse(json);
     },
     async create(agent) {
-      return (await redis.hsetnx(key, agent.name, JSON.stringify(agent))) === 1;
+      if ((await redis.hsetnx(key, agent.name, JSON.stringify(agent))) !== 1) return false;
+      if (agent.owner !== undefined) await owners.add('agents', agent.owner, agent.name, Date.parse(agent.created_at));
+      return true;
     },
     async update(name, change) {
       // Compare-and-set on the field: a concurrent change makes us read again, never lose it.
@@ -78,7 +91,11 @@ export function createCustomAgentStore(redis: Redis, scripts: Record<string, Scr
       }
     },
     async remove(name) {
-      return (await redis.hdel(key, name)) === 1;
+      const before = await redis.hget(key, name);
+      const owner = before === null ? undefined : parse(before)?.owner;
+      const removed = (await redis.hdel(key, name)) === 1;
+      if (owner !== undefined) await owners.remove('agents', owner, name);
+      return removed;
     },
   };
 }

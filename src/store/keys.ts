@@ -6,14 +6,26 @@
 
 export const KEY_PREFIX = 'warren';
 
+/** The kinds of record that have a per-owner index. */
+export type OwnedKind = 'threads' | 'assistants' | 'crons' | 'agents';
+
 const tag = (threadId: string): string => `${KEY_PREFIX}:{${threadId}}`;
 
 export const keys = {
+  // ── rate limits ─────────────────────────────────────────────────────────────────────────
+  /** Prefix of @fastify/rate-limit's counters (String, with a TTL of the window): `<prefix><user or ip>`. */
+  rateLimitPrefix: () => `${KEY_PREFIX}:rate-limit:`,
+
   // ── threads ─────────────────────────────────────────────────────────────────────────────
   /** Hash: the thread record. */
   thread: (threadId: string) => `${tag(threadId)}:thread`,
   /** Sorted set of every thread id, scored by `updated_at` in ms. */
   threadIndex: () => `${KEY_PREFIX}:threads:by-updated`,
+  /**
+   * String: the user who owns the thread. Apart from the record, so that a thread that does not
+   * exist yet can be claimed by its first upload, and read alone on every request that names it.
+   */
+  threadOwner: (threadId: string) => `${tag(threadId)}:owner`,
 
   // ── runs ────────────────────────────────────────────────────────────────────────────────
   /** Hash: one run record. */
@@ -129,13 +141,23 @@ export const keys = {
   channelConversations: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:conversations`,
   /** Hash: run id → where its answer goes (JSON), until the answer is sent; a new holder sends what a dead one owed. */
   channelReplies: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:replies`,
-
-  /** Hash: run id → the platform's id of the message that shows its answer (Feishu's card), until the answer is sent. */
+  /** Hash: run id → the platform's id of the message that shows its answer, until the answer is sent: a new holder edits it rather than sending another. */
   channelAnswerMessages: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:answer-messages`,
-  /** String: the platform delivered this event (Feishu's event_id) before; expires after the platform's redeliveries would. */
-  channelEventSeen: (channel: string, eventId: string) => `${KEY_PREFIX}:channel:{${channel}}:event:${eventId}`,
-  /** Stream: events received and not yet handled, `{event}` entries (JSON); the holder deletes each once handled, a new holder handles what is left. */
-  channelEvents: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:events`,
+  /**
+   * Stream: the platform's events not yet handled (Slack's `event_callback` bodies, Feishu's message events; field `body`),
+   * written by whoever received them (an API replica, the Socket Mode holder) and deleted by the
+   * lease holder once handled: what is in it is owed handling, whoever holds the lease next.
+   */
+  channelInbox: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:inbox`,
+  /** String: an event id already recorded (Slack and Feishu redeliver); expires after a day. */
+  channelEventSeen: (channel: string, eventId: string) => `${KEY_PREFIX}:channel:{${channel}}:seen:${eventId}`,
+
+  // ── owners (store/owners.ts) ────────────────────────────────────────────────────────────
+  // One index per user and kind of record, so that a user's search reads only their own ids.
+  // Each is touched by single-key commands only, after the record's own write, like the global
+  // indexes; the tag keeps one user's indexes on one slot.
+  /** Sorted set of the user's records of one kind (`threads` by `updated_at`, the others by `created_at`), in ms. */
+  ownerIndex: (owner: string, kind: OwnedKind) => `${KEY_PREFIX}:{owner:${owner}}:${kind}`,
 
   // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
   /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */

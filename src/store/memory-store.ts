@@ -6,12 +6,20 @@
 // reader never sees half a revision; `max_facts` (at most 500) keeps the item small. Every change
 // is a compare-and-set on the item, retried on a conflict: two replicas adding facts, and a worker
 // applying a revision, all keep each other's changes.
+import { ANONYMOUS_USER } from '../auth/identity.js';
 import { Value } from 'typebox/value';
 import { emptyMemory, MemoryDocumentSchema, type MemoryDocument } from '../memory/memory-document.js';
 import type { ItemStore } from './store-items.js';
 
 /** The one user until authentication has users (DeerFlow's default user id). */
 export const DEFAULT_MEMORY_USER = 'default';
+
+/**
+ * Whose memory a record owner's runs and requests use: their own, or for the anonymous user
+ * (an open deployment) the one memory the deployment keeps (`WARREN_MEMORY_USER`).
+ */
+export const memoryUserOf = (owner: string | null, anonymousMemoryUser: string = DEFAULT_MEMORY_USER): string =>
+  owner === null || owner === ANONYMOUS_USER ? anonymousMemoryUser : owner;
 export const MEMORY_USER_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
 
 export const memoryNamespace = (userId: string): string[] => ['memory', userId];

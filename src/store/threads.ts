@@ -1,7 +1,9 @@
 // ThreadStore: thread records and the thread index. Knows Redis, not HTTP.
 import type { Redis } from 'ioredis';
+import { matchesAccessFilter, type AccessFilter } from '../auth/access.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
+import { createOwnerIndex } from './owners.js';
 import { matchesFilter, parseJson } from './json.js';
 import { nowIso, type Thread, type ThreadStatus } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
@@ -15,10 +17,28 @@ export interface ThreadSearch {
   offset: number;
   sort_by: 'thread_id' | 'status' | 'created_at' | 'updated_at';
   sort_order: 'asc' | 'desc';
+  /** Only this user's threads (read from their own index). */
+  owner?: string;
+  /** A custom auth handler's filter on metadata (LangGraph's operators). */
+  accessFilter?: AccessFilter;
+}
+
+/** Who holds a thread id, and whether its record exists (an upload claims an id before its thread is made). */
+export interface ThreadOwnership {
+  /** Null when nobody claimed the id: a thread made before owners existed is the anonymous user's. */
+  owner: string | null;
+  exists: boolean;
 }
 
 export interface ThreadStore {
-  create(input: { threadId: string; metadata: Record<string, unknown>; ifExists: 'raise' | 'do_nothing' }): Promise<Thread>;
+  create(input: { threadId: string; metadata: Record<string, unknown>; ifExists: 'raise' | 'do_nothing'; owner: string }): Promise<Thread>;
+  ownership(threadId: string): Promise<ThreadOwnership>;
+  /** Claims an id nobody holds for `owner`; answers who holds it afterwards (the caller, or whoever was first). */
+  claim(threadId: string, owner: string): Promise<string>;
+  /** The owner of a removed thread lapses with its runs (a stateless run's thread); otherwise it stays, so the id is not reused. */
+  expireOwner(threadId: string, seconds: number): Promise<void>;
+  /** Frees the id once the record is gone too (its files were removed). */
+  releaseOwner(threadId: string): Promise<void>;
   get(threadId: string): Promise<Thread | null>;
   require(threadId: string): Promise<Thread>;
   patchMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Thread>;
@@ -45,6 +65,8 @@ export function threadFromHash(hash: Record<string, string>): Thread | null {
 
 export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCaller>): ThreadStore {
   const createScript = requireScript(scripts, 'createThread');
+  const releaseOwnerScript = requireScript(scripts, 'releaseThreadOwner');
+  const owners = createOwnerIndex(redis);
 
   const get = async (threadId: string): Promise<Thread | null> => threadFromHash(await redis.hgetall(keys.thread(threadId)));
   const require = async (threadId: string): Promise<Thread> => {
@@ -52,9 +74,14 @@ export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCa
     if (!thread) throw new NotFoundError(`Thread ${threadId} not found`);
     return thread;
   };
+  const ownerOf = (threadId: string): Promise<string | null> => redis.get(keys.threadOwner(threadId));
+  const index = async (threadId: string, updatedMs: number, owner: string | null): Promise<void> => {
+    await redis.zadd(keys.threadIndex(), updatedMs, threadId);
+    if (owner !== null) await owners.add('threads', owner, threadId, updatedMs);
+  };
   const touch = async (threadId: string): Promise<void> => {
-    const updated = await redis.hget(keys.thread(threadId), 'updated_at');
-    if (updated) await redis.zadd(keys.threadIndex(), Date.parse(updated), threadId);
+    const [updated, owner] = await Promise.all([redis.hget(keys.thread(threadId), 'updated_at'), ownerOf(threadId)]);
+    if (updated) await index(threadId, Date.parse(updated), owner);
   };
 
   return {
@@ -62,12 +89,30 @@ export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCa
     require,
     touch,
 
-    async create({ threadId, metadata, ifExists }) {
+    async create({ threadId, metadata, ifExists, owner }) {
       const now = nowIso();
-      const result = Number(await createScript([keys.thread(threadId)], [threadId, now, JSON.stringify(metadata), ifExists]));
+      const result = Number(await createScript([keys.thread(threadId), keys.threadOwner(threadId)], [threadId, now, JSON.stringify(metadata), ifExists, owner]));
       if (result === -1) throw new ConflictError(`Thread ${threadId} already exists`);
-      if (result === 1) await redis.zadd(keys.threadIndex(), Date.parse(now), threadId);
+      if (result === 1) await index(threadId, Date.parse(now), owner);
       return require(threadId);
+    },
+
+    async ownership(threadId) {
+      const [owner, exists] = await Promise.all([ownerOf(threadId), redis.exists(keys.thread(threadId))]);
+      return { owner, exists: exists === 1 };
+    },
+
+    async claim(threadId, owner) {
+      await redis.set(keys.threadOwner(threadId), owner, 'NX');
+      return (await ownerOf(threadId)) ?? owner;
+    },
+
+    async expireOwner(threadId, seconds) {
+      await redis.expire(keys.threadOwner(threadId), seconds);
+    },
+
+    async releaseOwner(threadId) {
+      await releaseOwnerScript([keys.thread(threadId), keys.threadOwner(threadId)], []);
     },
 
     async patchMetadata(threadId, metadata) {
@@ -96,15 +141,19 @@ export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCa
     },
 
     async remove(threadId) {
+      const owner = await ownerOf(threadId);
       const removed = await redis.del(keys.thread(threadId));
       await redis.zrem(keys.threadIndex(), threadId);
+      if (owner !== null) await owners.remove('threads', owner, threadId);
       return removed > 0;
     },
 
     async search(query) {
       // The index gives updated_at order cheaply; other filters and sorts read the records.
       // Fine to hundreds of thousands of threads; a secondary index per metadata key would be next.
-      const ids = query.ids ?? (await redis.zrevrange(keys.threadIndex(), 0, -1));
+      // A user's search reads their own index; `ids` are checked against it.
+      const visible = query.owner === undefined ? null : await owners.ids('threads', query.owner, 'desc');
+      const ids = query.ids ? (visible ? query.ids.filter((id) => visible.includes(id)) : query.ids) : (visible ?? (await redis.zrevrange(keys.threadIndex(), 0, -1)));
       const pipeline = redis.pipeline();
       for (const id of ids) pipeline.hgetall(keys.thread(id));
       const replies = (await pipeline.exec()) ?? [];
@@ -115,6 +164,7 @@ export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCa
         if (!thread) continue;
         if (query.status && thread.status !== query.status) continue;
         if (query.metadata && !matchesFilter(thread.metadata, query.metadata)) continue;
+        if (query.accessFilter && !matchesAccessFilter(thread.metadata, query.accessFilter)) continue;
         if (query.values && !matchesFilter(thread.values ?? {}, query.values)) continue;
         threads.push(thread);
       }

@@ -2,8 +2,11 @@
 // parameters, query strings and JSON bodies, shaped by each route's own schemas. Properties:
 // no answer is a 5xx, every error is exactly `{detail: string}`, and nothing pollutes
 // Object.prototype. Runs against a real API on the test Redis (no worker: runs stay pending,
-// so a fuzzed MCP configuration never starts a process). FUZZ_RUNS and FUZZ_SEED reproduce.
+// so a fuzzed MCP configuration never starts a process), once open (the anonymous admin) and
+// once more briefly as a user, whose every request passes the owner checks (issue 19).
+// FUZZ_RUNS and FUZZ_SEED reproduce.
 import { request as httpRequest } from 'node:http';
+import { Client } from '@langchain/langgraph-sdk';
 import fc, { type Arbitrary } from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bodyFor, hostileString, type JsonSchema, arbitraryFor } from '../support/schema-arbitrary.js';
@@ -26,14 +29,31 @@ interface OpenApiDoc {
   paths: Record<string, Record<string, Operation>>;
 }
 
-let stack: Stack;
+const USER_KEY = 'fuzz-user-key-0123456789';
+
+/** Who the fuzzer is: the open API's anonymous admin, or a user with a key. */
+interface Target {
+  stack: Stack;
+  headers: Record<string, string>;
+}
+
+let open: Target;
+let asUser: Target;
 let doc: OpenApiDoc;
 
 beforeAll(async () => {
-  stack = await startStack({ workers: 0, config: { skills: { path: './skills' } } });
-  doc = (await (await fetch(`${stack.url}/openapi.json`)).json()) as OpenApiDoc;
+  const config = { skills: { path: './skills' } };
+  open = { stack: await startStack({ workers: 0, config }), headers: {} };
+  asUser = {
+    stack: await startStack({ workers: 0, config: { ...config, auth: { api_keys: [{ key: USER_KEY, user: 'fuzzer' }] } } }),
+    headers: { 'x-api-key': USER_KEY },
+  };
+  doc = (await (await fetch(`${open.stack.url}/openapi.json`)).json()) as OpenApiDoc;
 });
-afterAll(async () => stack?.close());
+afterAll(async () => {
+  await open?.stack.close();
+  await asUser?.stack.close();
+});
 
 /** Percent-encodes every UTF-8 byte of `text` (lone surrogates too, as U+FFFD). */
 const pct = (text: string) => [...Buffer.from(text, 'utf8')].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
@@ -49,13 +69,14 @@ interface KnownIds {
   run: string;
 }
 
-async function freshIds(): Promise<KnownIds> {
-  const idle = (await stack.client.threads.create({ metadata: { fuzz: true } })).thread_id;
-  await stack.client.threads.updateState(idle, { values: { messages: [{ type: 'human', content: 'hi', id: 'm1' }] } });
-  const busy = (await stack.client.threads.create()).thread_id;
+async function freshIds({ stack, headers }: Target): Promise<KnownIds> {
+  const client = new Client({ apiUrl: stack.apiUrl, apiKey: null, defaultHeaders: headers });
+  const idle = (await client.threads.create({ metadata: { fuzz: true } })).thread_id;
+  await client.threads.updateState(idle, { values: { messages: [{ type: 'human', content: 'hi', id: 'm1' }] } });
+  const busy = (await client.threads.create()).thread_id;
   const created = await fetch(`${stack.apiUrl}/threads/${busy}/runs`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { ...headers, 'content-type': 'application/json', accept: 'application/json' },
     body: JSON.stringify({ assistant_id: 'lead_agent', input: { messages: [] } }),
   });
   return { threads: [idle, busy], run: ((await created.json()) as { run_id: string }).run_id };
@@ -109,7 +130,7 @@ const waitsForWorker = (template: string, query: string) =>
 
 /** Sends one request; reads the body only of an error (a success may be an endless stream). */
 
-function send(method: string, path: string, body: string | undefined, timeoutMs = 10_000): Promise<Answer> {
+function send({ stack, headers }: Target, method: string, path: string, body: string | undefined, timeoutMs = 10_000): Promise<Answer> {
   const { hostname, port } = new URL(stack.url);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -119,7 +140,7 @@ function send(method: string, path: string, body: string | undefined, timeoutMs 
         method,
         path,
         agent: false,
-        headers: { connection: 'close', ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) },
+        headers: { ...headers, connection: 'close', ...(body !== undefined ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } : {}) },
       },
       (res) => {
         const status = res.statusCode ?? 0;
@@ -163,7 +184,8 @@ describe('fuzzing every endpoint', () => {
     expect(operations().length).toBeGreaterThan(40);
   });
 
-  it('never answers 5xx, and every error is {detail: string}', async () => {
+  /** Every operation, `runs` times each; answers how many requests were sent. */
+  async function fuzzAll(target: Target, runs: number): Promise<number> {
     let requests = 0;
     for (const { method, template, op } of operations()) {
       const params = op.parameters ?? [];
@@ -172,67 +194,75 @@ describe('fuzzing every endpoint', () => {
       const bodySchema = op.requestBody?.content['application/json']?.schema;
       const hasBody = op.requestBody !== undefined && ['POST', 'PUT', 'PATCH'].includes(method);
 
-      const ids = await freshIds();
+      const ids = await freshIds(target);
       const pathArb = fc
         .record(Object.fromEntries(pathParams.map((p) => [p.name, p.name === '*' ? wildcard : pathParam(p.name, p.schema, ids)])))
         .map((values) => template.replace(/\{([^}]+)\}/g, (_m, name: string) => values[name] ?? 'x'));
+      const who = target;
       const property = fc.asyncProperty(pathArb, queryFor(queryParams), hasBody ? bodyFor(bodySchema) : fc.constant(undefined), async (path, query, body) => {
         requests += 1;
-        const target = `${path}${query}`;
+        const url = `${path}${query}`;
         // A request a worker must answer may legitimately not answer here: it is cut short, and
         // only its status (if any) checked.
         if (waitsForWorker(template, query)) {
-          const answer = await send(method, target, body, 1_000).catch(() => null);
-          if (answer) checkAnswer(method, target, body, answer);
+          const answer = await send(who, method, url, body, 1_000).catch(() => null);
+          if (answer) checkAnswer(method, url, body, answer);
           return;
         }
-        checkAnswer(method, target, body, await send(method, target, body));
+        checkAnswer(method, url, body, await send(who, method, url, body));
       });
-      await fc.assert(property, { numRuns: RUNS, ...(SEED !== undefined ? { seed: SEED } : {}) });
+      await fc.assert(property, { numRuns: runs, ...(SEED !== undefined ? { seed: SEED } : {}) });
     }
-    expect(requests).toBeGreaterThan(40 * RUNS);
+    return requests;
+  }
+
+  it('never answers 5xx, and every error is {detail: string}', async () => {
+    expect(await fuzzAll(open, RUNS)).toBeGreaterThan(40 * RUNS);
+    // As a user: the owner checks in front of every route meet the same hostile ids.
+    const userRuns = Math.max(1, Math.round(RUNS / 4));
+    expect(await fuzzAll(asUser, userRuns)).toBeGreaterThan(40 * userRuns);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect((await fetch(`${stack.url}/ok`)).status).toBe(200);
+    for (const { stack } of [open, asUser]) expect((await fetch(`${stack.url}/ok`)).status).toBe(200);
     // A safety net, not a budget: the work grows with every operation the API gains and with
     // FUZZ_RUNS, and a loaded machine answers slower, so the limit is far past a quiet run (~40 s).
-  }, Math.max(900_000, RUNS * 20_000));
+  }, Math.max(900_000, RUNS * 25_000));
 });
 
 // What the fuzzing found, pinned so it stays fixed. Each answered 500 before its fix.
 describe('fuzz findings (issue 7)', () => {
   it('answers a checkpoint_ns naming no subgraph with 404, not 500', async () => {
-    const { thread_id: id } = await stack.client.threads.create();
-    await stack.client.threads.updateState(id, { values: { messages: [] } });
+    const { thread_id: id } = await open.stack.client.threads.create();
+    await open.stack.client.threads.updateState(id, { values: { messages: [] } });
     for (const [method, url, body] of [
       ['POST', `/api/langgraph/threads/${id}/state`, { values: {}, checkpoint: { checkpoint_ns: 'null' } }],
       ['POST', `/api/langgraph/threads/${id}/state/checkpoint`, { checkpoint: { checkpoint_ns: 'no-such-subgraph' } }],
       ['POST', `/api/langgraph/threads/${id}/history`, { checkpoint: { checkpoint_ns: 'no-such-subgraph' } }],
     ] as const) {
-      const answer = await send(method, url, JSON.stringify(body));
+      const answer = await send(open, method, url, JSON.stringify(body));
       expect(answer.status, url).toBeLessThan(500);
       if (answer.status >= 400) expect(JSON.parse(answer.body)).toEqual({ detail: expect.stringMatching(/Subgraph "(null|no-such-subgraph)" not found/) });
     }
   });
 
   it('answers an update the graph cannot apply with 422, not 500', async () => {
-    const { thread_id: id } = await stack.client.threads.create();
-    await stack.client.threads.updateState(id, { values: { messages: [] } });
+    const { thread_id: id } = await open.stack.client.threads.create();
+    await open.stack.client.threads.updateState(id, { values: { messages: [] } });
     // Inherited names got past LangGraph's own lookup and ended in a TypeError.
     for (const node of ['no-such-node', '__proto__', 'constructor', 'toString']) {
-      const answer = await send('POST', `/api/langgraph/threads/${id}/state`, JSON.stringify({ values: { messages: [] }, as_node: node }));
+      const answer = await send(open, 'POST', `/api/langgraph/threads/${id}/state`, JSON.stringify({ values: { messages: [] }, as_node: node }));
       expect(answer.status, node).toBe(422);
       expect(JSON.parse(answer.body)).toEqual({ detail: `Node "${node}" does not exist` });
     }
   });
 
   it('answers an offset past what Redis takes with 422, not 500', async () => {
-    const { thread_id: id } = await stack.client.threads.create();
+    const { thread_id: id } = await open.stack.client.threads.create();
     for (const offset of ['1e308', '9223372036854776000', '2147483648']) {
-      const answer = await send('GET', `/api/langgraph/threads/${id}/runs?offset=${offset}`, undefined);
+      const answer = await send(open, 'GET', `/api/langgraph/threads/${id}/runs?offset=${offset}`, undefined);
       expect(answer.status, offset).toBe(422);
     }
-    const search = await send('POST', '/api/langgraph/threads/search', JSON.stringify({ offset: 1e308 }));
+    const search = await send(open, 'POST', '/api/langgraph/threads/search', JSON.stringify({ offset: 1e308 }));
     expect(search.status).toBe(422);
-    expect((await send('GET', `/api/langgraph/threads/${id}/runs?offset=2147483647`, undefined)).status).toBe(200);
+    expect((await send(open, 'GET', `/api/langgraph/threads/${id}/runs?offset=2147483647`, undefined)).status).toBe(200);
   });
 });

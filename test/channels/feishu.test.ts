@@ -9,13 +9,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentScript } from '../support/agent-script.js';
-import { channelApi } from '../support/channel-api.js';
-import { buildDist, ROOT, startCluster, type Cluster } from '../support/cluster.js';
+import { channelApi, longAnswer } from '../support/channel-api.js';
+import { ROOT, type Cluster } from '../support/cluster.js';
+import { startChannelStack, type ChannelStack } from '../support/channel-stack.js';
 import { encryptFeishu, signFeishu, startFakeFeishu, type BotMessage, type FakeFeishu } from '../support/fake-feishu.js';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
+import type { ScriptedOpenAI } from '../support/scripted-openai.js';
 import { waitFor } from '../support/wait-for.js';
 
 const script = agentScript();
+let stack: ChannelStack<FakeFeishu>;
 let llm: ScriptedOpenAI;
 let feishu: FakeFeishu;
 let cluster: Cluster;
@@ -25,16 +27,11 @@ const ENCRYPT_KEY = 'encrypt-key-for-tests';
 const users = ['ou_h', 'ou_a', 'ou_b', 'ou_c', 'ou_d', 'ou_e', 'ou_f', 'ou_g'];
 
 beforeAll(async () => {
-  buildDist();
-  llm = await startScriptedOpenAI((request) => script.route(request));
-  feishu = await startFakeFeishu();
-  cluster = await startCluster({
+  stack = await startChannelStack(script, () => startFakeFeishu(), (fake) => ({
     apis: 1,
     workers: 2,
-    workerConcurrency: 4,
-    env: { WARREN_TEST_FEISHU_SECRET: feishu.appSecret, WARREN_TEST_FEISHU_TOKEN: TOKEN, WARREN_TEST_FEISHU_KEY: ENCRYPT_KEY },
+    env: { WARREN_TEST_FEISHU_SECRET: fake.appSecret, WARREN_TEST_FEISHU_TOKEN: TOKEN, WARREN_TEST_FEISHU_KEY: ENCRYPT_KEY },
     config: {
-      models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key' }],
       // A killed worker's runs and lease are taken over within seconds.
       runtime: { lock_seconds: 2, stalled_check_seconds: 1 },
       // Small, so that a file over it is cheap to send.
@@ -43,41 +40,33 @@ beforeAll(async () => {
         lease_seconds: 2,
         feishu: {
           enabled: true,
-          app_id: feishu.appId,
+          app_id: fake.appId,
           app_secret: '$WARREN_TEST_FEISHU_SECRET',
           verification_token: '$WARREN_TEST_FEISHU_TOKEN',
           encrypt_key: '$WARREN_TEST_FEISHU_KEY',
           // The long connection and the HTTP callback at once.
           mode: 'both',
-          base_url: feishu.url,
+          base_url: fake.url,
           allowed_users: users,
           edit_interval_ms: 200,
         },
       },
     },
-  });
+  }));
+  ({ llm, platform: feishu, cluster } = stack);
 }, 240_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  await feishu?.close();
-  await llm?.close();
-}, 60_000);
+afterAll(async () => stack?.stop(), 60_000);
 
-const { api, call, status: feishuStatus, threadsOf, runsOf } = channelApi(() => cluster, 'feishu');
+const { api, call, connected, threadsOf, runsOf } = channelApi(() => cluster, 'feishu');
 
 /** The bot's message in the chat whose last text satisfies `done`. */
 const answerIn = (chatId: string, done: (text: string) => boolean, what: string): Promise<BotMessage> =>
   waitFor(async () => feishu.chat(chatId).find((m) => done(m.texts.at(-1) ?? '')), what, 60_000);
 
-const longAnswer = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
-
 describe('feishu channel', () => {
   it('is held by exactly one worker, over one long connection, which reports it connected', async () => {
-    const status = await waitFor(async () => {
-      const s = await feishuStatus();
-      return s?.connected && s;
-    }, 'feishu to be connected', 60_000);
+    const status = await connected();
     expect(status).toMatchObject({ enabled: true, connected: true, last_error: null });
     expect(['worker-0', 'worker-1']).toContain(status.holder);
     expect(feishu.openConnections).toBe(1);
@@ -188,7 +177,7 @@ describe('feishu channel', () => {
     script.lead.push({ content: 'Back after the drop.' });
     feishu.sendText('oc_c', 'Did you drop?', { from: 'ou_c' });
     await answerIn('oc_c', (t) => t === 'Back after the drop.', 'the answer after the reconnect');
-    await waitFor(async () => (await feishuStatus())?.connected, 'feishu connected again', 60_000);
+    await connected();
     expect(feishu.openConnections).toBe(1);
     expect(feishu.chat('oc_c')).toHaveLength(1);
   });
@@ -251,10 +240,7 @@ describe('feishu channel', () => {
     const restart = await fetch(api('/channels/feishu/restart'), { method: 'POST' });
     expect(restart.status).toBe(202);
     // Whoever holds it now (the restart may be under way still: then the old holder is killed, and the other takes over all the same).
-    const { holder } = await waitFor(async () => {
-      const s = await feishuStatus();
-      return s?.connected && s.holder !== null && s;
-    }, 'feishu to reconnect after the restart', 60_000);
+    const { holder } = await connected((s) => s.holder !== null);
     const victim = cluster.workers.find((w) => w.name === holder);
     expect(victim).toBeDefined();
     victim?.child.kill('SIGKILL');
@@ -262,10 +248,7 @@ describe('feishu channel', () => {
     script.lead.push({ content: 'Still here after the takeover.' });
     feishu.sendText('oc_g', 'Are you still there?', { from: 'ou_g' });
     await answerIn('oc_g', (t) => t === 'Still here after the takeover.', 'the answer after the takeover');
-    const after = await waitFor(async () => {
-      const s = await feishuStatus();
-      return s?.connected && s.holder !== holder && s;
-    }, 'the other worker to hold feishu', 60_000);
+    const after = await connected((s) => s.holder !== holder);
     expect(after.holder).not.toBe(holder);
     expect(feishu.openConnections).toBe(1);
     expect(feishu.maxOpenConnections).toBe(1);

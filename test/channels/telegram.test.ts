@@ -7,28 +7,25 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agentScript } from '../support/agent-script.js';
-import { channelApi } from '../support/channel-api.js';
-import { buildDist, ROOT, startCluster, type Cluster } from '../support/cluster.js';
+import { channelApi, longAnswer } from '../support/channel-api.js';
+import { ROOT, type Cluster } from '../support/cluster.js';
+import { startChannelStack, type ChannelStack } from '../support/channel-stack.js';
 import { startFakeTelegram, type FakeTelegram, type SentMessage } from '../support/fake-telegram.js';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
+import type { ScriptedOpenAI } from '../support/scripted-openai.js';
 import { waitFor } from '../support/wait-for.js';
 
 const script = agentScript();
+let stack: ChannelStack<FakeTelegram>;
 let llm: ScriptedOpenAI;
 let telegram: FakeTelegram;
 let cluster: Cluster;
 
 beforeAll(async () => {
-  buildDist();
-  llm = await startScriptedOpenAI((request) => script.route(request));
-  telegram = await startFakeTelegram();
-  cluster = await startCluster({
+  stack = await startChannelStack(script, () => startFakeTelegram(), (fake) => ({
     apis: 1,
     workers: 2,
-    workerConcurrency: 4,
-    env: { WARREN_TEST_TELEGRAM_TOKEN: telegram.token },
+    env: { WARREN_TEST_TELEGRAM_TOKEN: fake.token },
     config: {
-      models: [{ name: 'scripted', use: 'openai', model: 'scripted-1', base_url: llm.url, api_key: 'test-key' }],
       // A killed worker's runs and lease are taken over within seconds.
       runtime: { lock_seconds: 2, stalled_check_seconds: 1 },
       channels: {
@@ -36,36 +33,28 @@ beforeAll(async () => {
         telegram: {
           enabled: true,
           bot_token: '$WARREN_TEST_TELEGRAM_TOKEN',
-          base_url: telegram.url,
+          base_url: fake.url,
           allowed_users: [111, 222, 333, 444, 555, 666],
           poll_timeout_seconds: 2,
           edit_interval_ms: 150,
         },
       },
     },
-  });
+  }));
+  ({ llm, platform: telegram, cluster } = stack);
 }, 240_000);
 
-afterAll(async () => {
-  await cluster?.stop();
-  await telegram?.close();
-  await llm?.close();
-}, 60_000);
+afterAll(async () => stack?.stop(), 60_000);
 
-const { api, call, status: telegramStatus, threadsOf, runsOf } = channelApi(() => cluster, 'telegram');
+const { api, call, status: telegramStatus, connected, threadsOf, runsOf } = channelApi(() => cluster, 'telegram');
 
 /** The bot's message in the chat whose last text satisfies `done`. */
 const answerIn = (chatId: number, done: (text: string) => boolean, what: string): Promise<SentMessage> =>
   waitFor(async () => telegram.chat(chatId).find((m) => done(m.texts.at(-1) ?? '')), what, 60_000);
 
-const longAnswer = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
-
 describe('telegram channel', () => {
   it('is held by exactly one worker, which reports it connected', async () => {
-    const status = await waitFor(async () => {
-      const s = await telegramStatus();
-      return s?.connected && s;
-    }, 'telegram to be connected', 60_000);
+    const status = await connected();
     expect(status).toMatchObject({ enabled: true, connected: true, last_error: null });
     expect(['worker-0', 'worker-1']).toContain(status.holder);
     expect(telegram.maxOpenPolls).toBe(1);

@@ -64,7 +64,7 @@ describe('langgraph.json', () => {
     for (const [key, reason] of [
       ['checkpointer', /Redis/],
       ['http', /CORS is `cors` in config.yaml/],
-      ['auth', /auth\.api_keys/],
+      ['webhooks', /webhook settings/],
       ['ui', /generative UI/],
     ] as const) {
       const attempt = () => load({ graphs: GRAPHS, [key]: {} });
@@ -73,6 +73,14 @@ describe('langgraph.json', () => {
       expect(attempt).toThrow(reason);
     }
     expect(() => load({ graphs: GRAPHS, grpahs: {} })).toThrow(/unknown key "grpahs"/);
+  });
+
+  it("takes its auth.path as config.yaml's auth.module, resolved against the file, and not both", () => {
+    const { config } = load({ graphs: GRAPHS, auth: { path: './src/auth.ts:auth', disable_studio_auth: true } });
+    expect(config.auth.module).toBe(`${path.join(project, 'src', 'auth.ts')}:auth`);
+    expect(() => load({ graphs: GRAPHS, auth: { path: './src/auth.ts:auth' } }, 'langgraph_json: ./project/langgraph.json\nauth:\n  module: ./other.ts:auth\n')).toThrow(/keep the auth module in one place/);
+    expect(() => load({ graphs: GRAPHS, auth: { path: './auth.py:auth' } })).toThrow(/auth is Python/);
+    expect(() => load({ graphs: GRAPHS, auth: { paht: './src/auth.ts:auth' } })).toThrow(ConfigError);
   });
 
   it("takes its store (index, ttl) as config.yaml's store, checked the same way, and not both", () => {

@@ -9,6 +9,7 @@
 import { createCipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { closeFake, listenLocal } from './fake-server.js';
 
 export interface BotMessage {
   chat_id: string;
@@ -379,8 +380,7 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenLocal(server);
 
   return {
     url: `http://127.0.0.1:${port}`,
@@ -421,12 +421,6 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
       throttled.set(`${method} ${suffix}`, count);
     },
     chat: (chatId) => messages.filter((m) => m.chat_id === chatId),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.terminate();
-        wss.close();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeFake(server, sockets, wss),
   };
 }

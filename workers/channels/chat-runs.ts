@@ -4,6 +4,7 @@
 // rather than refused; the commands make a fresh thread, tell the status, or stop the run.
 import { randomUUID } from 'node:crypto';
 import type { RunAdmission } from '../../src/admission/admit-run.js';
+import { actingFor, ANONYMOUS_USER } from '../../src/auth/identity.js';
 import { signalCancel, type CancelDeps } from '../../src/admission/cancel-run.js';
 import { nameUuid } from '../../src/admission/tick-ids.js';
 import type { ChannelName, ChannelStore, OwedReply } from '../../src/store/channels.js';
@@ -15,6 +16,8 @@ export interface ChatRunsDeps extends CancelDeps {
   admission: Pick<RunAdmission, 'admit'>;
   assistantId: string;
   recursionLimit: number;
+  /** The Warren user whose threads the channel's conversations are (config `owner`); the anonymous user by default. */
+  owner?: string;
 }
 
 /** Where a message came from, as the platform names it. */
@@ -25,6 +28,8 @@ export interface ChatOrigin {
   /** The message, for replies (and, with the chat, the run's id: a message read twice starts one run). */
   messageId: string;
   userId: string;
+  /** What the answer replies to, when not the message itself (Slack: the thread's first message; null: none). */
+  replyTo?: string | null;
 }
 
 export const CHAT_COMMANDS = {
@@ -39,12 +44,13 @@ export const helpText = () =>
 
 export function createChatRuns(deps: ChatRunsDeps) {
   const { channel } = deps;
+  const owner = deps.owner ?? ANONYMOUS_USER;
   const { runs, threads, channels } = deps.stores;
 
   async function freshThread(origin: ChatOrigin): Promise<string> {
     const threadId = randomUUID();
     // The metadata finds a chat's threads (POST /threads/search).
-    await threads.create({ threadId, metadata: { channel, chat_id: origin.chatId, conversation: origin.conversation }, ifExists: 'do_nothing' });
+    await threads.create({ threadId, metadata: { channel, chat_id: origin.chatId, conversation: origin.conversation }, ifExists: 'do_nothing', owner });
     await channels.setConversationThread(channel, origin.conversation, threadId);
     return threadId;
   }
@@ -77,9 +83,10 @@ export function createChatRuns(deps: ChatRunsDeps) {
           on_disconnect: 'continue',
           metadata: { channel, chat_id: origin.chatId, message_id: origin.messageId, user_id: origin.userId },
         },
+        actingFor(owner),
         { runId, defaultRecursionLimit: deps.recursionLimit },
       );
-      const owed: OwedReply = { thread_id: run.thread_id, run_id: run.run_id, chat_id: origin.chatId, reply_to: origin.messageId };
+      const owed: OwedReply = { thread_id: run.thread_id, run_id: run.run_id, chat_id: origin.chatId, reply_to: origin.replyTo === undefined ? origin.messageId : origin.replyTo };
       await channels.owe(channel, owed);
       return owed;
     },
@@ -90,18 +97,6 @@ export function createChatRuns(deps: ChatRunsDeps) {
       if (!active) return 'Nothing is running.';
       const result = await signalCancel(deps, threadId, active, 'interrupt');
       return result === 'signalled' || result === 'cancelled' ? 'Stopped.' : 'Nothing is running.';
-    },
-
-    /** The reply to a command (`name` without its slash, lower-cased), whatever the platform. */
-    async command(name: string, origin: ChatOrigin): Promise<string> {
-      if (name === 'start' || name === 'help') return helpText();
-      if (name === 'new') {
-        await freshThread(origin);
-        return 'New conversation started.';
-      }
-      if (name === 'status') return this.status(await this.threadFor(origin));
-      if (name === 'stop') return this.stop(await this.threadFor(origin));
-      return `Unknown command /${name}.\n\n${helpText()}`;
     },
 
     async status(threadId: string): Promise<string> {

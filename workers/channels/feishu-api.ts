@@ -7,6 +7,8 @@
 import * as lark from '@larksuiteoapi/node-sdk';
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import { FileTooLargeError } from './chat-messages.js';
+import { createRetry } from './retry.js';
 
 /** A refusal from the open platform, or a failure to reach it (`status` 0). */
 export class FeishuError extends Error {
@@ -28,6 +30,15 @@ export class FeishuError extends Error {
   }
 }
 
+/** Calls that must get through: an outage (no answer, 5xx, a rate limit, a token to renew) is waited out with backoff. */
+export const feishuRetry = createRetry({
+  name: 'feishu',
+  isPlatformError: (err) => err instanceof FeishuError,
+  transient: (err) => err instanceof FeishuError && err.transient,
+  // Feishu names no wait: the doubling backoff applies.
+  retryAfterMs: () => null,
+});
+
 /** "Request trigger frequency limit" and the message API's own rate limit. */
 const RATE_LIMITED = new Set([99991400, 230020]);
 /** The tenant_access_token is missing, invalid or expired. */
@@ -43,7 +54,7 @@ export interface FeishuApi {
   replyText(messageId: string, text: string): Promise<void>;
   /** Uploads a file (im/v1/files) and replies with it. */
   replyFile(messageId: string, filename: string, bytes: Uint8Array): Promise<void>;
-  /** A message's file or image, refused above `maxBytes`. */
+  /** A message's file or image, refused (FileTooLargeError) above `maxBytes`. */
   download(messageId: string, key: string, type: ResourceType, maxBytes: number): Promise<Uint8Array>;
 }
 
@@ -111,7 +122,7 @@ async function readLimited(stream: Readable, maxBytes: number): Promise<Uint8Arr
     size += (chunk as Buffer).byteLength;
     if (size > maxBytes) {
       stream.destroy();
-      throw new FeishuError('message resource download', 413, 0, `the file is larger than ${maxBytes} bytes`);
+      throw new FileTooLargeError(maxBytes);
     }
     chunks.push(chunk as Buffer);
   }

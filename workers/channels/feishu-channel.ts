@@ -1,25 +1,18 @@
 // Feishu's connection, run by the worker that holds its lease: the open platform's long
 // connection (the SDK's WSClient, which asks /callback/ws/endpoint for its address and speaks
-// protobuf frames), on which message events arrive. Each event is first queued in Redis (once
-// per event_id: the platform may deliver one twice) and acknowledged; the queue is then worked
-// through, each event until it is durably a run (or a reply, for a message that is refused),
-// one at a time per conversation. A worker that takes over works through what its predecessor
-// left queued, so an acknowledged event is never lost. Calls that fail for Feishu's sake are
-// retried with backoff.
+// protobuf frames), on which message events arrive. Each event is recorded in Feishu's inbox in
+// Redis (once per event_id: the platform may deliver one twice) and only then acknowledged; the
+// HTTP callback (POST /api/channels/feishu/events, on any API replica) records into the same
+// inbox. This worker works through the inbox (workers/channels/inbox.ts), so an acknowledged
+// event is never lost. Calls that fail for Feishu's sake are retried with backoff.
 import * as lark from '@larksuiteoapi/node-sdk';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
 import type { FeishuChannelConfig } from '../../src/config/app-config.schemas.js';
-import { WarrenError } from '../../src/errors.js';
-import { CHANNEL_EVENT_MEMORY_MS, type ChannelStore } from '../../src/store/channels.js';
+import type { ChannelStore } from '../../src/store/channels.js';
 import { fileNameProblem } from '../../src/store/thread-files.js';
-import type { ChatOrigin } from './chat-runs.js';
-import { storeChatUpload, type ChatConnectionDeps } from './chat-connection.js';
-import type { FeishuAnswers } from './feishu-answers.js';
-import { FeishuError, sdkLogger, type FeishuApi, type ResourceType } from './feishu-api.js';
-import { untilDone } from './feishu-retry.js';
-import { doublingBackoffMs } from './retry.js';
-import { commandOf } from './telegram-channel.js';
+import { commandOf, createChatMessages, type ConnectionParts, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
+import { feishuRetry, sdkLogger, type FeishuApi, type ResourceType } from './feishu-api.js';
+import { holdInbox, type InboxHolderDeps } from './inbox.js';
 
 /** The open platform serves a message's resources up to 100 MB. */
 export const FEISHU_DOWNLOAD_LIMIT = 100 * 1024 * 1024;
@@ -42,14 +35,12 @@ export interface FeishuMessageEvent {
   };
 }
 
-export interface FeishuConnectionDeps extends ChatConnectionDeps {
+export interface FeishuConnectionDeps extends ConnectionParts {
   config: FeishuChannelConfig;
   credentials: { appId: string; appSecret: string; verificationToken?: string; encryptKey?: string };
   api: FeishuApi;
-  store: Pick<ChannelStore, 'report' | 'owed' | 'queueEvent' | 'readEvents' | 'eventDone'>;
-  /** A Redis connection of the connection's own, for waiting on the event queue. */
-  blocking: Redis;
-  cards: Pick<FeishuAnswers, 'open'>;
+  store: InboxHolderDeps['store'] & Pick<ChannelStore, 'recordEvent'>;
+  waitForInbox: InboxHolderDeps['waitForInbox'];
 }
 
 interface Attachment {
@@ -110,124 +101,77 @@ export function parseMessage(message: NonNullable<FeishuMessageEvent['message']>
   return parsed;
 }
 
-const mib = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+/** A message event as Warren reads it. */
+export function incomingOf(api: FeishuApi, message: NonNullable<FeishuMessageEvent['message']>, userId: string): IncomingMessage {
+  // A topic of a chat is a conversation of its own.
+  const conversation = message.thread_id ? `${message.chat_id}:${message.thread_id}` : message.chat_id;
+  // A kind of message not read here has neither text nor files: it is answered as unsupported.
+  const parsed = parseMessage(message) ?? { text: '', attachments: [] };
+  const attachments: IncomingAttachment[] = parsed.attachments.map((a) => ({
+    filename: a.filename,
+    size: null,
+    download: (maxBytes: number) => api.download(message.message_id, a.key, a.type, maxBytes),
+  }));
+  return {
+    origin: { conversation, chatId: message.chat_id, messageId: message.message_id, userId },
+    command: attachments.length === 0 ? commandOf(parsed.text) : null,
+    text: parsed.text,
+    attachments,
+  };
+}
 
 export function createFeishuConnection(deps: FeishuConnectionDeps) {
-  const { api, config, chatRuns, log } = deps;
-  const fileLimit = Math.min(deps.maxFileBytes, FEISHU_DOWNLOAD_LIMIT);
+  const { api, config, log, store } = deps;
+  const messages = createChatMessages({
+    ...deps,
+    platform: 'Feishu',
+    allowedUsers: config.allowed_users,
+    readable: 'text, rich text, files and images',
+    fileLimit: Math.min(deps.maxFileBytes, FEISHU_DOWNLOAD_LIMIT),
+    retry: feishuRetry,
+  });
 
-  /** The attachment's bytes (a file over the limit is refused: a FeishuError 413). */
-  const download = (messageId: string, attachment: Attachment, signal: AbortSignal) =>
-    untilDone(() => api.download(messageId, attachment.key, attachment.type, fileLimit), signal, log, 'downloading a file');
-
-  /** What a message does; returns the reply for a message that does not become a run. */
-  async function handleMessage(event: FeishuMessageEvent, signal: AbortSignal): Promise<string | null> {
-    const message = event.message as NonNullable<FeishuMessageEvent['message']>;
-    const userId = event.sender?.sender_id?.open_id ?? '';
-    if (config.allowed_users.length > 0 && !config.allowed_users.includes(userId)) {
-      return `Sorry, this bot only answers its allowed users. Your open_id is ${userId || 'unknown'}.`;
-    }
-    const conversation = message.thread_id ? `${message.chat_id}:${message.thread_id}` : message.chat_id;
-    const origin: ChatOrigin = { conversation, chatId: message.chat_id, messageId: message.message_id, userId };
-    const parsed = parseMessage(message);
-    if (parsed === null) return 'I read text, rich text, files and images; this kind of message is not supported.';
-    const name = parsed.attachments.length === 0 ? commandOf(parsed.text) : null;
-    if (name !== null) return chatRuns.command(name, origin);
-    if (parsed.text === '' && parsed.attachments.length === 0) return 'That message has no text to answer.';
-    // Every file is downloaded before anything is made: one over the limit leaves no trace.
-    const downloads: Uint8Array[] = [];
-    for (const attachment of parsed.attachments) downloads.push(await download(message.message_id, attachment, signal));
-    const threadId = await chatRuns.threadFor(origin);
-    const lines = parsed.text === '' ? [] : [parsed.text];
-    for (const [i, attachment] of parsed.attachments.entries()) {
-      // Stored with conversion, into the thread's uploads; the agent is told where.
-      lines.push(`[I attached ${attachment.filename}: ${await storeChatUpload(deps, threadId, attachment.filename, downloads[i] as Uint8Array)}]`);
-    }
-    const owed = await chatRuns.start(origin, threadId, lines.join('\n\n'));
-    deps.answers.follow(owed);
-    await deps.cards.open(owed);
-    return null;
-  }
-
-  /** Handles one event until it is done; a refusal is answered, an outage waited out. */
-  async function handleEvent(event: FeishuMessageEvent, signal: AbortSignal): Promise<void> {
+  /** Handles one recorded event until it is done; a refusal is answered, an outage waited out. */
+  async function handleEvent(body: unknown, signal: AbortSignal): Promise<void> {
+    const event = (body ?? {}) as FeishuMessageEvent;
     const message = event.message;
     // Only people's messages are conversations (not other bots', nor the app's own).
     if (!message || (event.sender?.sender_type !== undefined && event.sender.sender_type !== 'user')) return;
-    const reply = await untilDone(
-      async () => {
-        try {
-          return await handleMessage(event, signal);
-        } catch (err) {
-          // A refusal (assistant gone, a file over a limit) will not change by trying again: say why.
-          if (err instanceof WarrenError && err.statusCode < 500) return `Sorry, that did not work: ${err.message}`;
-          if (err instanceof FeishuError && err.status === 413) return `That file is too large: files up to ${mib(fileLimit)} are accepted. Nothing was started.`;
-          if (err instanceof FeishuError && !err.transient) return `Sorry, the file could not be downloaded: ${err.message}`;
-          throw err;
-        }
-      },
-      signal,
-      log,
-      'handling a message',
-    );
+    const reply = await messages.handle(incomingOf(api, message, event.sender?.sender_id?.open_id ?? ''), signal);
     if (reply === null) return;
-    await untilDone(() => api.replyText(message.message_id, reply), signal, log, 'replying').catch((err: unknown) => {
+    await feishuRetry.untilDone(() => api.replyText(message.message_id, reply), signal, log, 'replying').catch((err: unknown) => {
       if (signal.aborted) throw err;
       // The chat is gone, the bot was removed: the message is done with all the same.
       log.warn({ err, chat_id: message.chat_id }, 'feishu: a reply could not be sent');
     });
   }
 
-  /** Runs until `signal` aborts. */
-  async function run(_token: string, signal: AbortSignal): Promise<void> {
-    if (config.allowed_users.length === 0) log.warn('feishu: allowed_users is empty, so anyone who can reach the bot can start runs');
-    /** Per conversation, the event being worked on: a conversation's messages are handled in order. */
-    const chains = new Map<string, Promise<void>>();
-    const working = new Set<string>();
+  /** Records an event that came over the long connection (once per event_id), before it is acknowledged. */
+  async function record(data: FeishuMessageEvent, signal: AbortSignal): Promise<void> {
+    const eventId = data.event_id ?? data.message?.message_id;
+    if (!eventId || signal.aborted) throw new Error('not taken in: no event_id, or the connection is closing');
+    await store.recordEvent('feishu', eventId, JSON.stringify(data));
+  }
 
-    function work(id: string, raw: string): void {
-      if (working.has(id)) return;
-      working.add(id);
-      let event: FeishuMessageEvent;
-      try {
-        event = JSON.parse(raw) as FeishuMessageEvent;
-      } catch {
-        event = {};
-      }
-      const key = event.message ? `${event.message.chat_id}:${event.message.thread_id ?? ''}` : '';
-      const next = (chains.get(key) ?? Promise.resolve())
-        .then(async () => {
-          await handleEvent(event, signal);
-          await deps.store.eventDone('feishu', id);
-        })
-        .catch((err: unknown) => {
-          // Left queued: the next holder handles it.
-          if (!signal.aborted) log.error({ err, event_id: event.event_id }, 'feishu: an event could not be handled; it stays queued');
-        })
-        .finally(() => {
-          working.delete(id);
-          if (chains.get(key) === next) chains.delete(key);
-        });
-      chains.set(key, next);
-    }
-
+  /**
+   * The long connection, until `signal` aborts: each time it ends (the platform dropped it, the
+   * endpoint was refused) it is opened again with backoff, and the channel's status says why.
+   */
+  async function holdLongConnection(signal: AbortSignal): Promise<void> {
     const dispatcher = new lark.EventDispatcher({
       verificationToken: deps.credentials.verificationToken,
       encryptKey: deps.credentials.encryptKey,
       logger: sdkLogger(log),
       loggerLevel: lark.LoggerLevel.warn,
     }).register({
-      // Acknowledged once queued in Redis (the platform wants an answer within seconds).
+      // Acknowledged once recorded in Redis (the platform wants an answer within seconds).
       'im.message.receive_v1': async (data: FeishuMessageEvent) => {
-        const eventId = data.event_id ?? data.message?.message_id;
-        if (!eventId || signal.aborted) throw new Error('not taken in: no event_id, or the connection is closing');
-        // The queue's reader (below) takes it from there.
-        await deps.store.queueEvent('feishu', eventId, JSON.stringify(data), CHANNEL_EVENT_MEMORY_MS);
+        await record(data, signal);
         return undefined;
       },
     });
 
-    const report = (fields: { connected: boolean; last_error?: string | null }) => deps.store.report('feishu', fields).catch(() => undefined);
+    const report = (fields: { connected: boolean; last_error?: string | null }) => store.report('feishu', fields).catch(() => undefined);
 
     /**
      * One long connection, until it drops, fails or `signal` aborts. The SDK's own reconnecting
@@ -265,47 +209,24 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
       }
     }
 
-    /** Works through the queue: first what a previous holder took in and did not finish, then each new event, whichever way it came. */
-    async function readQueue(): Promise<void> {
-      let after = '0';
-      while (!signal.aborted) {
-        try {
-          for (const queued of await deps.store.readEvents('feishu', after, QUEUE_WAIT_MS, deps.blocking)) {
-            work(queued.id, queued.event);
-            after = queued.id;
-          }
-        } catch (err) {
-          if (signal.aborted) break;
-          log.warn({ err }, 'feishu: the event queue could not be read; trying again');
-          await delay(1_000, undefined, { signal }).catch(() => undefined);
-        }
-      }
-    }
-
-    try {
-      for (const owed of await deps.store.owed('feishu')) deps.answers.follow(owed);
-      const reading = readQueue();
-      if (config.mode === 'events') {
-        // Events come over HTTP to the API, which queues them: nothing to connect to.
-        await report({ connected: true, last_error: null });
-        await reading;
-        return;
-      }
-      let failures = 0;
-      while (!signal.aborted) {
-        const since = Date.now();
-        const why = await connectOnce();
-        if (signal.aborted) break;
-        // A connection that held a while was fine: its drop starts the backoff afresh.
-        failures = Date.now() - since > 60_000 ? 1 : failures + 1;
-        log.warn({ why, attempt: failures }, 'feishu: the long connection ended; connecting again');
-        await report({ connected: false, last_error: why });
-        await delay(doublingBackoffMs(failures), undefined, { signal }).catch(() => undefined);
-      }
-    } finally {
-      deps.answers.stopAll();
+    let failures = 0;
+    while (!signal.aborted) {
+      const since = Date.now();
+      const why = await connectOnce();
+      if (signal.aborted) break;
+      // A connection that held a while was fine: its drop starts the backoff afresh.
+      failures = Date.now() - since > 60_000 ? 1 : failures + 1;
+      log.warn({ why, attempt: failures }, 'feishu: the long connection ended; connecting again');
+      await report({ connected: false, last_error: why });
+      await delay(feishuRetry.backoffMs(failures, null), undefined, { signal }).catch(() => undefined);
     }
   }
 
-  return { run, handleEvent };
+  /** Holds the connection until `held` aborts; `token` fences the inbox removals. */
+  async function run(token: string, held: AbortSignal): Promise<void> {
+    if (config.allowed_users.length === 0) log.warn('feishu: allowed_users is empty, so anyone who can reach the bot can start runs');
+    await holdInbox('feishu', deps, token, held, async () => ({ listen: config.mode === 'events' ? null : holdLongConnection, handle: handleEvent }));
+  }
+
+  return { run, record, handleEvent };
 }

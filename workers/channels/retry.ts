@@ -1,34 +1,56 @@
-// Calls to a chat platform that must get through, whatever the platform: an outage is waited out
-// with backoff until the call succeeds, fails for good, or the connection is dropped. Each
-// platform says which of its failures are worth trying again and how long they ask to wait.
+// Calls to a chat platform that must get through: an outage (no answer, 5xx, a rate limit) is
+// waited out with backoff (the platform's own wait when it names one: Telegram's `retry_after`,
+// Slack's `Retry-After`) until the connection is dropped. Each platform says which of its errors
+// are worth another try; anything not the platform's (Redis away) always is.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 
-export interface RetryPolicy {
-  /** The platform's name, for the log. */
-  platform: string;
-  /** Whether trying again may succeed. */
-  retryable(err: unknown): boolean;
-  /** The wait before try `attempt` (from 2) after `err`. */
-  waitMs(attempt: number, err: unknown): number;
-}
-
 const MAX_BACKOFF_MS = 30_000;
 
-/** Doubling from 500 ms up to 30 s: the wait when the platform names none. */
-export const doublingBackoffMs = (attempt: number): number => Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(attempt - 1, 6));
+/** What a platform's errors mean for trying again. */
+export interface PlatformFailures {
+  /** The platform's name, for log lines. */
+  name: string;
+  /** The error is the platform's own (a refusal or an outage), as opposed to ours. */
+  isPlatformError(err: unknown): boolean;
+  /** A platform error that may pass: no answer, a 5xx, a rate limit. */
+  transient(err: unknown): boolean;
+  /** How long the platform asked to wait (a rate limit), in milliseconds; null when it did not. */
+  retryAfterMs(err: unknown): number | null;
+}
 
-/** Runs `task` until it succeeds, the error is not retryable (thrown), or `signal` aborts (its reason thrown). */
-export async function retryUntilDone<T>(policy: RetryPolicy, task: () => Promise<T>, signal: AbortSignal, log: Logger, what: string): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    signal.throwIfAborted();
-    try {
-      return await task();
-    } catch (err) {
-      if (signal.aborted || !policy.retryable(err)) throw err;
-      const waitMs = policy.waitMs(attempt, err);
-      log.warn({ err, attempt, wait_ms: waitMs }, `${policy.platform}: ${what} failed; trying again`);
-      await delay(waitMs, undefined, { signal });
+/** A failure of ours that trying again will not change (a file over the limit). */
+export class RefusedError extends Error {
+  override name = 'RefusedError';
+}
+
+export function createRetry(failures: PlatformFailures) {
+  /** The wait before try `attempt` (from 1): doubling from 500 ms, or what the platform asked for. */
+  const backoffMs = (attempt: number, err: unknown): number =>
+    failures.retryAfterMs(err) ?? Math.min(MAX_BACKOFF_MS, 500 * 2 ** Math.min(attempt - 1, 6));
+
+  /** Whether trying again may succeed: a transient platform failure, or anything else not refused for good. */
+  const isRetryable = (err: unknown): boolean => !(err instanceof RefusedError) && (!failures.isPlatformError(err) || failures.transient(err));
+
+  /**
+   * Runs `task` until it succeeds, the error is not retryable (thrown), or `signal` aborts (its
+   * reason thrown).
+   */
+  async function untilDone<T>(task: () => Promise<T>, signal: AbortSignal, log: Logger, what: string): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      signal.throwIfAborted();
+      try {
+        return await task();
+      } catch (err) {
+        if (signal.aborted || !isRetryable(err)) throw err;
+        const waitMs = backoffMs(attempt, err);
+        log.warn({ err, attempt, wait_ms: waitMs }, `${failures.name}: ${what} failed; trying again`);
+        await delay(waitMs, undefined, { signal });
+      }
     }
   }
+
+  return { backoffMs, isRetryable, untilDone, retryAfterMs: failures.retryAfterMs };
 }
+
+export type Retry = ReturnType<typeof createRetry>;

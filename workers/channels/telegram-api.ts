@@ -5,6 +5,7 @@
 // URL: errors name the method, never the URL.
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
+import { FileTooLargeError } from './chat-messages.js';
 
 const UserSchema = Type.Object({ id: Type.Integer(), username: Type.Optional(Type.String()) });
 const ChatSchema = Type.Object({ id: Type.Integer(), type: Type.String() });
@@ -66,7 +67,7 @@ export interface TelegramApi {
   sendMessage(chatId: string, text: string, replyTo: string | null): Promise<number>;
   editMessageText(chatId: string, messageId: number, text: string): Promise<void>;
   sendDocument(chatId: string, filename: string, bytes: Uint8Array, replyTo: string | null): Promise<void>;
-  /** A file's bytes (getFile, then the file URL), refused above `maxBytes`. */
+  /** A file's bytes (getFile, then the file URL), refused (FileTooLargeError) above `maxBytes`. */
   download(fileId: string, maxBytes: number, signal: AbortSignal): Promise<Uint8Array>;
 }
 
@@ -128,7 +129,7 @@ export function createTelegramApi(baseUrl: string, token: string): TelegramApi {
       });
       if (!res.ok) throw new TelegramError('file download', res.status, `HTTP ${res.status}`);
       const bytes = new Uint8Array(await res.arrayBuffer());
-      if (bytes.byteLength > maxBytes) throw new TelegramError('file download', 413, `the file is larger than ${maxBytes} bytes`);
+      if (bytes.byteLength > maxBytes) throw new FileTooLargeError(maxBytes);
       return bytes;
     },
   };

@@ -377,6 +377,8 @@ async function settle(
     // The stream and run record stay joinable for the retention period, then expire.
     await deps.runs.expireAll(threadId, deps.settings.streamRetentionSeconds);
     await deps.threads.remove(threadId);
+    // Whose the run was stays known as long as it can be joined, so no one else joins it.
+    await deps.threads.expireOwner(threadId, deps.settings.streamRetentionSeconds);
     await deps.checkpoints.deleteThread(threadId);
   }
 }

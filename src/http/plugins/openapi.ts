@@ -4,14 +4,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
 export interface OpenApiOptions {
-  /** API keys are required: every operation but the public ones says so. */
+  /** Credentials are required (API keys, JWTs or a custom module): every operation but the public ones says so. */
   auth: boolean;
 }
 
-/** How a client authenticates when the deployment sets API keys (see plugins/auth.ts). */
+/** How a client authenticates when the deployment requires it (see src/auth/authenticator.ts). */
 const securitySchemes = {
   apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'What the LangGraph SDK sends with `apiKey`.' },
-  bearer: { type: 'http', scheme: 'bearer', description: 'The same key as `Authorization: Bearer <key>`.' },
+  bearer: { type: 'http', scheme: 'bearer', description: 'An API key as `Authorization: Bearer <key>`, or a JWT from the configured OpenID Connect issuer.' },
 } as const;
 
 export async function registerOpenApi(app: FastifyInstance, version: string, options: OpenApiOptions): Promise<void> {

@@ -8,6 +8,7 @@
   ARGV[3] the new `max_version`
   ARGV[4] the version number to add ("" to add none)
   ARGV[5] that version (JSON)
+  ARGV[6] the owner, written with a new assistant ("" on an update: the owner never changes)
   Returns 1 when written, 0 when the assistant changed (or exists, or is gone) meanwhile.
 ]]
 local current = redis.call('HGET', KEYS[1], 'max_version')
@@ -17,5 +18,6 @@ elseif current ~= ARGV[1] then
   return 0
 end
 redis.call('HSET', KEYS[1], 'record', ARGV[2], 'max_version', ARGV[3])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'owner', ARGV[6]) end
 if ARGV[4] ~= '' then redis.call('HSET', KEYS[2], ARGV[4], ARGV[5]) end
 return 1

@@ -1,0 +1,24 @@
+--[[
+  Creates a thread record unless one exists, for its owner. A thread id claimed by another user
+  (an upload before the first run, or a deleted thread's id) counts as existing.
+  KEYS[1] thread hash
+  KEYS[2] thread owner (string)
+  ARGV[1] thread_id
+  ARGV[2] now (ISO 8601)
+  ARGV[3] metadata (JSON)
+  ARGV[4] if_exists: "raise" | "do_nothing"
+  ARGV[5] owner
+  Returns 1 when created, 0 when it existed (the caller's) and if_exists is do_nothing, -1 when
+  it existed and if_exists is raise, or when the id is another user's.
+]]
+local owner = redis.call('GET', KEYS[2])
+if owner and owner ~= ARGV[5] then return -1 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if ARGV[4] == 'do_nothing' then return 0 end
+  return -1
+end
+redis.call('HSET', KEYS[1],
+  'thread_id', ARGV[1], 'created_at', ARGV[2], 'updated_at', ARGV[2],
+  'metadata', ARGV[3], 'status', 'idle', 'values', 'null', 'interrupts', '{}')
+redis.call('SET', KEYS[2], ARGV[5])
+return 1
