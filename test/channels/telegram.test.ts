@@ -5,7 +5,9 @@
 // /new and /stop work; the holder is SIGKILLed and the other worker takes over, losing nothing.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../src/store/keys.js';
 import { agentScript } from '../support/agent-script.js';
 import { channelApi, longAnswer } from '../support/channel-api.js';
 import { ROOT, type Cluster } from '../support/cluster.js';
@@ -19,6 +21,7 @@ let stack: ChannelStack<FakeTelegram>;
 let llm: ScriptedOpenAI;
 let telegram: FakeTelegram;
 let cluster: Cluster;
+let redis: Redis;
 
 beforeAll(async () => {
   stack = await startChannelStack(script, () => startFakeTelegram(), (fake) => ({
@@ -37,14 +40,20 @@ beforeAll(async () => {
           allowed_users: [111, 222, 333, 444, 555, 666],
           poll_timeout_seconds: 2,
           edit_interval_ms: 150,
+          // The Warren user whose threads the chats are.
+          owner: 'chat-bot-user',
         },
       },
     },
   }));
   ({ llm, platform: telegram, cluster } = stack);
+  redis = new Redis(cluster.redis.url);
 }, 240_000);
 
-afterAll(async () => stack?.stop(), 60_000);
+afterAll(async () => {
+  redis?.disconnect();
+  await stack?.stop();
+}, 60_000);
 
 const { api, call, status: telegramStatus, connected, threadsOf, runsOf } = channelApi(() => cluster, 'telegram');
 
@@ -74,6 +83,8 @@ describe('telegram channel', () => {
     expect(run?.kwargs.config.recursion_limit).toBe(100);
     expect(run?.multitask_strategy).toBe('enqueue');
     expect(run?.metadata).toMatchObject({ channel: 'telegram', chat_id: '111' });
+    // Made as the channel's configured owner.
+    expect(await redis.get(keys.threadOwner(thread?.thread_id as string))).toBe('chat-bot-user');
   });
 
   it('stores an attached document as an upload of the thread, converted to Markdown', async () => {

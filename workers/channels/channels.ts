@@ -182,6 +182,7 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
       cancelSignals: deps.cancelSignals,
       assistantId: settings.assistant_id,
       recursionLimit: settings.recursion_limit,
+      owner: settings.owner,
     });
     const platform = await PLATFORMS[channel](deps, { chatRuns, uploads, files, maxFileBytes: Math.floor(config.uploads.max_file_mb * MIB), log });
     if (platform === null) continue;
