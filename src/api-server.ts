@@ -27,6 +27,7 @@ import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createUploadsService } from './gateway/uploads.service.js';
 import { createChannelsService } from './gateway/channels.service.js';
 import { createSlackEventsService } from './gateway/slack-events.service.js';
+import { createFeishuEventsService } from './gateway/feishu-events.service.js';
 import { conversionLimits } from './uploads/conversion-limits.js';
 import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
@@ -166,6 +167,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       requestRestart: (name) => publishChannelRestart(redis.command, { channel: name }),
     }),
     slackEvents: createSlackEventsService({ config: config.channels.slack, inbox: stores.channels }),
+    feishuEvents: createFeishuEventsService({ config: config.channels.feishu, inbox: stores.channels }),
   };
   const state = createStateService({ stores, graphs });
   const admissionDeps: RunAdmissionDeps = {

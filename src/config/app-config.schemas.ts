@@ -1,5 +1,5 @@
 // The shape of config.yaml. The TypeBox schema is the single source of validation and types.
-import { Type, type Static, type TObject, type TProperties } from 'typebox';
+import { Type, type Static, type TObject, type TProperties, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { DEFAULT_STDIO_ALLOWED_COMMANDS } from './mcp-stdio-policy.js';
 
@@ -333,32 +333,56 @@ export const TracingConfigSchema = Type.Object({
 });
 export type TracingConfig = Static<typeof TracingConfigSchema>;
 
+/** What one chat platform's settings say of its users and its pace. */
+interface ChatChannelBasis<User extends TSchema> {
+  /** The platform's API address by default. */
+  baseUrl: string;
+  /** One allowed user's id, as the platform writes it. */
+  userId: User;
+  /** The shortest and the default wait between two edits of a streamed answer (the platform's rate limit). */
+  editIntervalMs: { minimum: number; default: number };
+}
+
+/**
+ * The settings every chat channel has, whatever the platform: whether it is on, the platform's
+ * address, who may talk to the bot, what a message runs and as whom, and how often a streamed
+ * answer is edited. Each platform's schema adds its protocol's own settings to these.
+ */
+function chatChannelSchema<User extends TSchema, Own extends TProperties>(basis: ChatChannelBasis<User>, own: Own) {
+  return Type.Object(
+    {
+      enabled: Type.Boolean({ default: false }),
+      /** The platform's API address (a local server, or a test's). */
+      base_url: Type.String({ pattern: '^https?://', default: basis.baseUrl }),
+      /** The user ids that may talk to the bot. Empty lets everyone who finds the bot in, which the worker warns about when it connects. */
+      allowed_users: Type.Array(basis.userId, { default: [] }),
+      /** The assistant (or graph id) each message runs. */
+      assistant_id: Type.String({ minLength: 1, maxLength: 128, default: 'lead_agent' }),
+      /** Steps each run may take; the spec gives 100 for channel paths. */
+      recursion_limit: Type.Integer({ minimum: 1, default: 100 }),
+      /** At least this long between two edits of a streamed answer in one chat. */
+      edit_interval_ms: Type.Integer({ minimum: basis.editIntervalMs.minimum, default: basis.editIntervalMs.default }),
+      /** The Warren user whose threads this channel's conversations are (they are made, and their runs admitted, as this user). */
+      owner: Type.String({ minLength: 1, maxLength: 256, default: 'anonymous' }),
+      ...own,
+    },
+    { additionalProperties: false },
+  );
+}
+
 /**
  * Telegram: the bot polls the Bot API (getUpdates), so no public address is needed. One worker
- * process in the deployment holds the connection (workers/channels/).
+ * process in the deployment holds the connection (workers/channels/). Allowed users are Telegram
+ * user ids (numbers; @userinfobot tells yours); edits at most about once a second per chat.
  */
-export const TelegramChannelConfigSchema = Type.Object(
+export const TelegramChannelConfigSchema = chatChannelSchema(
+  { baseUrl: 'https://api.telegram.org', userId: Type.Integer(), editIntervalMs: { minimum: 100, default: 1000 } },
   {
-    enabled: Type.Boolean({ default: false }),
     /** The token @BotFather gives, best as a `$NAME` reference; resolved when the channel starts. */
     bot_token: Type.Optional(Type.String()),
-    /** The Bot API's address (a local Bot API server, or a test's). */
-    base_url: Type.String({ pattern: '^https?://', default: 'https://api.telegram.org' }),
-    /**
-     * Telegram user ids (numbers; @userinfobot tells yours) that may talk to the bot. Empty lets
-     * everyone who finds the bot in, which the worker warns about when it connects.
-     */
-    allowed_users: Type.Array(Type.Integer(), { default: [] }),
-    /** The assistant (or graph id) each message runs. */
-    assistant_id: Type.String({ minLength: 1, maxLength: 128, default: 'lead_agent' }),
-    /** Steps each run may take; the spec gives 100 for channel paths. */
-    recursion_limit: Type.Integer({ minimum: 1, default: 100 }),
     /** How long one getUpdates call waits for a message (Telegram allows up to 50). */
     poll_timeout_seconds: Type.Integer({ minimum: 0, maximum: 50, default: 30 }),
-    /** At least this long between two edits of a streamed answer in one chat (Telegram: about one message a second per chat). */
-    edit_interval_ms: Type.Integer({ minimum: 100, default: 1000 }),
   },
-  { additionalProperties: false },
 );
 export type TelegramChannelConfig = Static<typeof TelegramChannelConfigSchema>;
 
@@ -366,11 +390,12 @@ export type TelegramChannelConfig = Static<typeof TelegramChannelConfigSchema>;
  * Slack: an app with a bot user. In `socket` mode the worker holding the lease opens Slack's
  * Socket Mode WebSocket (no public address needed); in `events` mode Slack posts events to
  * `POST /api/channels/slack/events` on any API replica, signed with `signing_secret`. Either way
- * one worker process in the deployment answers (workers/channels/).
+ * one worker process in the deployment answers (workers/channels/). Allowed users are Slack
+ * member ids (`U…`); chat.update allows about one edit a second per channel.
  */
-export const SlackChannelConfigSchema = Type.Object(
+export const SlackChannelConfigSchema = chatChannelSchema(
+  { baseUrl: 'https://slack.com/api/', userId: Type.String({ pattern: '^[A-Z0-9]{2,32}$' }), editIntervalMs: { minimum: 100, default: 1200 } },
   {
-    enabled: Type.Boolean({ default: false }),
     /** How events arrive: the Socket Mode WebSocket, or the Events API over HTTP. */
     mode: Type.Union([Type.Literal('socket'), Type.Literal('events')], { default: 'socket' }),
     /** The Bot User OAuth Token (`xoxb-…`), best as a `$NAME` reference; resolved when the channel starts. */
@@ -379,20 +404,36 @@ export const SlackChannelConfigSchema = Type.Object(
     app_token: Type.Optional(Type.String()),
     /** The app's signing secret, which signs Events API requests; a `$NAME` reference. */
     signing_secret: Type.Optional(Type.String()),
-    /** Slack's Web API address (a test's local server). */
-    base_url: Type.String({ pattern: '^https?://', default: 'https://slack.com/api/' }),
-    /** Slack member ids (`U…`) that may talk to the bot. Empty lets everyone in the workspace in, which the worker warns about. */
-    allowed_users: Type.Array(Type.String({ pattern: '^[A-Z0-9]{2,32}$' }), { default: [] }),
-    /** The assistant (or graph id) each message runs. */
-    assistant_id: Type.String({ minLength: 1, maxLength: 128, default: 'lead_agent' }),
-    /** Steps each run may take; the spec gives 100 for channel paths. */
-    recursion_limit: Type.Integer({ minimum: 1, default: 100 }),
-    /** At least this long between two chat.update calls in one channel (Slack allows about one a second). */
-    edit_interval_ms: Type.Integer({ minimum: 100, default: 1200 }),
   },
-  { additionalProperties: false },
 );
 export type SlackChannelConfig = Static<typeof SlackChannelConfigSchema>;
+
+/**
+ * Feishu / Lark: the app holds the open platform's long connection (WebSocket, opened with the
+ * official SDK), so no public address is needed; or Feishu posts events to
+ * `POST /api/channels/feishu/events`. One worker process in the deployment answers. The address
+ * is Feishu's, or `https://open.larksuite.com` for Lark; allowed users are open_ids (`ou_…`);
+ * Feishu allows 5 updates a second of one message (the answer card).
+ */
+export const FeishuChannelConfigSchema = chatChannelSchema(
+  { baseUrl: 'https://open.feishu.cn', userId: Type.String({ minLength: 1 }), editIntervalMs: { minimum: 200, default: 500 } },
+  {
+    /** The app's id (`cli_` and 16 hex digits, from the developer console). */
+    app_id: Type.Optional(Type.String({ pattern: '^cli_[0-9a-fA-F]{16}$' })),
+    /** The app's secret, best as a `$NAME` reference; resolved when the channel starts. */
+    app_secret: Type.Optional(Type.String()),
+    /** The event subscription's verification token and encrypt key (`$NAME` references), when the console sets them. */
+    verification_token: Type.Optional(Type.String()),
+    encrypt_key: Type.Optional(Type.String()),
+    /**
+     * How events arrive: `websocket`, the long connection (no public address needed); `events`,
+     * Feishu's HTTP callback to POST /api/channels/feishu/events (needs verification_token, and
+     * an address Feishu reaches); `both`.
+     */
+    mode: Type.Union([Type.Literal('websocket'), Type.Literal('events'), Type.Literal('both')], { default: 'websocket' }),
+  },
+);
+export type FeishuChannelConfig = Static<typeof FeishuChannelConfigSchema>;
 
 /** Chat platforms whose messages start runs. */
 export const ChannelsConfigSchema = Type.Object(
@@ -404,6 +445,7 @@ export const ChannelsConfigSchema = Type.Object(
     lease_seconds: Type.Number({ minimum: 1, default: 15 }),
     telegram: withDefault(TelegramChannelConfigSchema),
     slack: withDefault(SlackChannelConfigSchema),
+    feishu: withDefault(FeishuChannelConfigSchema),
   },
   { additionalProperties: false },
 );

@@ -9,6 +9,8 @@ import { channelRoutes } from './channels.routes.js';
 import type { ChannelsService } from './channels.service.js';
 import { slackEventsRoutes } from './slack-events.routes.js';
 import type { SlackEventsService } from './slack-events.service.js';
+import { feishuEventRoutes } from './feishu-events.routes.js';
+import type { FeishuEventsService } from './feishu-events.service.js';
 import type { ArtifactsService } from './artifacts.service.js';
 import type { UploadLimits } from './gateway-deps.js';
 import type { McpService } from './mcp.service.js';
@@ -42,6 +44,7 @@ export interface GatewayServices {
   memory: MemoryService;
   channels: ChannelsService;
   slackEvents: SlackEventsService;
+  feishuEvents: FeishuEventsService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -65,4 +68,5 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(memoryRoutes, { memory: deps.memory });
   await app.register(channelRoutes, { channels: deps.channels });
   await app.register(slackEventsRoutes, { slackEvents: deps.slackEvents });
+  await app.register(feishuEventRoutes, { feishuEvents: deps.feishuEvents });
 }

@@ -1,7 +1,7 @@
 // A chat platform's shared state in Redis: the lease that lets one process in the deployment hold
 // the platform's connection, its status for GET /api/channels, its update offset, the map from
 // conversations to threads, the answers still owed, and the inbox of events not yet handled
-// (platforms that push events: Slack).
+// (platforms that push events: Slack, Feishu).
 //
 // The lease is a key holding the holder's fencing token (one INCR counter per platform, so no two
 // holders share one), set with NX and a TTL and renewed by compare-and-set (extend-lock-1.lua).
@@ -14,7 +14,7 @@ import { nowIso } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 
 /** The platforms Warren connects to. */
-export const CHANNEL_NAMES = ['telegram', 'slack'] as const;
+export const CHANNEL_NAMES = ['telegram', 'slack', 'feishu'] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];
 export const isChannelName = (name: string): name is ChannelName => (CHANNEL_NAMES as readonly string[]).includes(name);
 
@@ -58,6 +58,9 @@ export interface ChannelStore {
   owe(channel: ChannelName, reply: OwedReply): Promise<void>;
   owed(channel: ChannelName): Promise<OwedReply[]>;
   settle(channel: ChannelName, runId: string): Promise<void>;
+  /** The platform's id of the message showing a run's answer (kept until `settle`), so a new holder edits it rather than sending another. */
+  answerMessage(channel: ChannelName, runId: string): Promise<string | null>;
+  setAnswerMessage(channel: ChannelName, runId: string, messageId: string): Promise<void>;
   /**
    * Puts an event in the platform's inbox unless its id was recorded in the last day (a
    * platform's retry); true when it was added.
@@ -75,7 +78,7 @@ export interface InboxEntry {
   body: string;
 }
 
-/** How long a recorded event id is remembered: Slack retries a delivery for minutes, not days. */
+/** How long a recorded event id is remembered: Slack and Feishu redeliver for minutes or hours, not days. */
 const EVENT_SEEN_SECONDS = 24 * 60 * 60;
 
 type StreamReply = [string, string[]][];
@@ -165,6 +168,13 @@ export function createChannelStore(redis: Redis, scripts: Record<string, ScriptC
 
     async settle(channel, runId) {
       await redis.hdel(keys.channelReplies(channel), runId);
+      await redis.hdel(keys.channelAnswerMessages(channel), runId);
+    },
+
+    answerMessage: async (channel, runId) => redis.hget(keys.channelAnswerMessages(channel), runId),
+
+    async setAnswerMessage(channel, runId, messageId) {
+      await redis.hset(keys.channelAnswerMessages(channel), runId, messageId);
     },
 
     recordEvent: async (channel, eventId, body) =>

@@ -141,13 +141,15 @@ export const keys = {
   channelConversations: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:conversations`,
   /** Hash: run id → where its answer goes (JSON), until the answer is sent; a new holder sends what a dead one owed. */
   channelReplies: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:replies`,
+  /** Hash: run id → the platform's id of the message that shows its answer, until the answer is sent: a new holder edits it rather than sending another. */
+  channelAnswerMessages: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:answer-messages`,
   /**
-   * Stream: the platform's events not yet handled (Slack's `event_callback` bodies, field `body`),
+   * Stream: the platform's events not yet handled (Slack's `event_callback` bodies, Feishu's message events; field `body`),
    * written by whoever received them (an API replica, the Socket Mode holder) and deleted by the
    * lease holder once handled: what is in it is owed handling, whoever holds the lease next.
    */
   channelInbox: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:inbox`,
-  /** String: an event id already recorded (Slack retries a delivery); expires after a day. */
+  /** String: an event id already recorded (Slack and Feishu redeliver); expires after a day. */
   channelEventSeen: (channel: string, eventId: string) => `${KEY_PREFIX}:channel:{${channel}}:seen:${eventId}`,
 
   // ── owners (store/owners.ts) ────────────────────────────────────────────────────────────

@@ -44,7 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => stack?.stop(), 60_000);
 
-const { status } = channelApi(() => cluster, 'slack');
+const { connected } = channelApi(() => cluster, 'slack');
 
 /** POSTs a body to one API replica's Events API route, signed as Slack does. */
 function postEvent(replica: number, body: unknown): Promise<Response> {
@@ -59,10 +59,7 @@ function postEvent(replica: number, body: unknown): Promise<Response> {
 
 describe('slack channel in events mode', () => {
   it('opens no socket, and reports the channel connected once the bot token checks out', async () => {
-    const s = await waitFor(async () => {
-      const current = await status();
-      return current?.connected && current;
-    }, 'slack to be connected', 60_000);
+    const s = await connected();
     expect(s).toMatchObject({ enabled: true, connected: true, holder: 'worker-0', last_error: null });
     expect(slack.socketsOpened).toBe(0);
     expect(slack.calls.get('apps.connections.open') ?? 0).toBe(0);

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { slackSignature } from '../../src/gateway/slack-events.service.js';
 import { agentScript } from '../support/agent-script.js';
-import { channelApi } from '../support/channel-api.js';
+import { channelApi, longAnswer } from '../support/channel-api.js';
 import { ROOT, type Cluster } from '../support/cluster.js';
 import { startChannelStack, type ChannelStack } from '../support/channel-stack.js';
 import { startFakeSlack, type FakeSlack, type PostedMessage } from '../support/fake-slack.js';
@@ -57,7 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => stack?.stop(), 60_000);
 
-const { api, call, status: slackStatus, threadsOf, runsOf } = channelApi(() => cluster, 'slack');
+const { api, call, status: slackStatus, connected, threadsOf, runsOf } = channelApi(() => cluster, 'slack');
 
 /** The bot's message in a channel whose last text satisfies `done`. */
 const answerIn = (channel: string, done: (text: string) => boolean, what: string): Promise<PostedMessage> =>
@@ -75,14 +75,9 @@ async function postEvent(body: unknown, sign: { secret?: string; timestamp?: num
   return fetch(api('/channels/slack/events'), { method: 'POST', headers, body: raw });
 }
 
-const longAnswer = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
-
 describe('slack channel', () => {
   it('is held by exactly one worker, over exactly one Socket Mode connection', async () => {
-    const status = await waitFor(async () => {
-      const s = await slackStatus();
-      return s?.connected && s;
-    }, 'slack to be connected', 60_000);
+    const status = await connected();
     expect(status).toMatchObject({ enabled: true, connected: true, last_error: null });
     expect(['worker-0', 'worker-1']).toContain(status.holder);
     expect(slack.openSockets).toBe(1);

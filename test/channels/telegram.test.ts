@@ -5,9 +5,11 @@
 // /new and /stop work; the holder is SIGKILLed and the other worker takes over, losing nothing.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { keys } from '../../src/store/keys.js';
 import { agentScript } from '../support/agent-script.js';
-import { channelApi } from '../support/channel-api.js';
+import { channelApi, longAnswer } from '../support/channel-api.js';
 import { ROOT, type Cluster } from '../support/cluster.js';
 import { startChannelStack, type ChannelStack } from '../support/channel-stack.js';
 import { startFakeTelegram, type FakeTelegram, type SentMessage } from '../support/fake-telegram.js';
@@ -19,6 +21,7 @@ let stack: ChannelStack<FakeTelegram>;
 let llm: ScriptedOpenAI;
 let telegram: FakeTelegram;
 let cluster: Cluster;
+let redis: Redis;
 
 beforeAll(async () => {
   stack = await startChannelStack(script, () => startFakeTelegram(), (fake) => ({
@@ -37,29 +40,30 @@ beforeAll(async () => {
           allowed_users: [111, 222, 333, 444, 555, 666],
           poll_timeout_seconds: 2,
           edit_interval_ms: 150,
+          // The Warren user whose threads the chats are.
+          owner: 'chat-bot-user',
         },
       },
     },
   }));
   ({ llm, platform: telegram, cluster } = stack);
+  redis = new Redis(cluster.redis.url);
 }, 240_000);
 
-afterAll(async () => stack?.stop(), 60_000);
+afterAll(async () => {
+  redis?.disconnect();
+  await stack?.stop();
+}, 60_000);
 
-const { api, call, status: telegramStatus, threadsOf, runsOf } = channelApi(() => cluster, 'telegram');
+const { api, call, status: telegramStatus, connected, threadsOf, runsOf } = channelApi(() => cluster, 'telegram');
 
 /** The bot's message in the chat whose last text satisfies `done`. */
 const answerIn = (chatId: number, done: (text: string) => boolean, what: string): Promise<SentMessage> =>
   waitFor(async () => telegram.chat(chatId).find((m) => done(m.texts.at(-1) ?? '')), what, 60_000);
 
-const longAnswer = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
-
 describe('telegram channel', () => {
   it('is held by exactly one worker, which reports it connected', async () => {
-    const status = await waitFor(async () => {
-      const s = await telegramStatus();
-      return s?.connected && s;
-    }, 'telegram to be connected', 60_000);
+    const status = await connected();
     expect(status).toMatchObject({ enabled: true, connected: true, last_error: null });
     expect(['worker-0', 'worker-1']).toContain(status.holder);
     expect(telegram.maxOpenPolls).toBe(1);
@@ -79,6 +83,8 @@ describe('telegram channel', () => {
     expect(run?.kwargs.config.recursion_limit).toBe(100);
     expect(run?.multitask_strategy).toBe('enqueue');
     expect(run?.metadata).toMatchObject({ channel: 'telegram', chat_id: '111' });
+    // Made as the channel's configured owner.
+    expect(await redis.get(keys.threadOwner(thread?.thread_id as string))).toBe('chat-bot-user');
   });
 
   it('stores an attached document as an upload of the thread, converted to Markdown', async () => {

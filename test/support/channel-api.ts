@@ -2,6 +2,10 @@
 // threads a chat made (by their metadata) and their runs. Straight to the API process: nginx's
 // rate limit is not for a test's polling.
 import type { Cluster } from './cluster.js';
+import { waitFor } from './wait-for.js';
+
+/** An answer long enough to stream in several edits (with the scripted model's delay between its words). */
+export const longAnswer = Array.from({ length: 24 }, (_, i) => `word${i}`).join(' ');
 
 export interface ChannelStatus {
   name: string;
@@ -32,10 +36,17 @@ export function channelApi(cluster: () => Cluster, channel: string) {
     if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
     return (await res.json()) as T;
   }
+  const status = async () => (await call<{ channels: ChannelStatus[] }>('/channels')).channels.find((c) => c.name === channel);
   return {
     api,
     call,
-    status: async () => (await call<{ channels: ChannelStatus[] }>('/channels')).channels.find((c) => c.name === channel),
+    status,
+    /** The channel's status once it is connected (and `also` holds of it). */
+    connected: (also: (s: ChannelStatus) => boolean = () => true): Promise<ChannelStatus> =>
+      waitFor(async () => {
+        const s = await status();
+        return s?.connected && also(s) && s;
+      }, `${channel} to be connected`, 60_000),
     /** The threads a chat made, oldest first as the search answers them. */
     threadsOf: (chatId: string | number) => call<ChatThread[]>('/langgraph/threads/search', { metadata: { channel, chat_id: String(chatId) }, limit: 100 }),
     async runsOf(threadId: string): Promise<ListedRun[]> {

@@ -8,7 +8,7 @@
 // what the bot posted; the server counts open sockets, so two holders at once would show.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeFake, listenLocal } from './fake-server.js';
 // ws ships no types of its own; the server side is all a test needs of it.
 import { WebSocketServer } from 'ws';
 
@@ -219,8 +219,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
     // What no client acknowledged is delivered again (as Slack's retries).
     for (const frame of unacked.values()) send(frame.replace('"retry_attempt":0', '"retry_attempt":1'));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenLocal(server);
   base = `http://127.0.0.1:${port}`;
 
   const eventBody = (event: Record<string, unknown>) => ({
@@ -287,12 +286,6 @@ export async function startFakeSlack(): Promise<FakeSlack> {
       throttled.set(method, { count, retryAfter: retryAfterSeconds });
     },
     in: (channel, threadTs) => messages.filter((m) => m.channel === channel && (threadTs === undefined || m.thread_ts === threadTs)),
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.terminate();
-        wss.close();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeFake(server, sockets, wss),
   };
 }

@@ -4,7 +4,7 @@
 // downloads under /file/bot<token>/<path>. Tests push user messages in and read what the bot
 // sent; the server counts polls open at once, so two pollers would show.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { closeFake, listenLocal } from './fake-server.js';
 
 export interface SentMessage {
   chat_id: string;
@@ -166,8 +166,7 @@ export async function startFakeTelegram(token = '123456:TEST-TOKEN'): Promise<Fa
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => fail(res, 500, String(err)));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const port = await listenLocal(server);
   let messageIds = 1;
 
   const user = (from: number) => ({ id: from, is_bot: false, first_name: 'Tester' });
@@ -201,10 +200,6 @@ export async function startFakeTelegram(token = '123456:TEST-TOKEN'): Promise<Fa
       throttled.set(method, { count, retryAfter: retryAfterSeconds });
     },
     chat: (chatId) => messages.filter((m) => m.chat_id === String(chatId)),
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => closeFake(server),
   };
 }

@@ -12,7 +12,7 @@ import type { AppConfig } from '../../src/config/app-config.schemas.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
 import { createSandbox } from '../../src/convert/sandbox.js';
 import { subscribeControl } from '../../src/queue/control.js';
-import { CHANNEL_NAMES, isChannelName, waitForInbox, type ChannelName } from '../../src/store/channels.js';
+import { CHANNEL_NAMES, isChannelName, waitForInbox as waitForInboxOn, type ChannelName, type InboxEntry } from '../../src/store/channels.js';
 import { createFileLocks } from '../../src/store/file-locks.js';
 import { isRunSettled } from '../../src/store/records.js';
 import { createRunStreamHub } from '../../src/store/run-stream-hub.js';
@@ -22,6 +22,9 @@ import { conversionLimits } from '../../src/uploads/conversion-limits.js';
 import { createUploadWriter } from '../../src/uploads/thread-uploads.js';
 import type { ConnectionParts } from './chat-messages.js';
 import { createChatRuns } from './chat-runs.js';
+import { feishuPoster } from './feishu-answers.js';
+import { createFeishuApi, feishuRetry } from './feishu-api.js';
+import { createFeishuConnection } from './feishu-channel.js';
 import { startLeaseHolder, type LeaseHolder } from './lease-holder.js';
 import type { Retry } from './retry.js';
 import { createRunAnswers, type RunAnswers } from './run-answers.js';
@@ -58,7 +61,18 @@ interface Platform {
   retry: Retry;
   editIntervalMs: number;
   /** Runs the platform's connection until `signal` aborts; `token` is the lease's fencing token. */
-  run(token: string, signal: AbortSignal, answers: RunAnswers): Promise<void>;
+  run(token: string, signal: AbortSignal, parts: HeldParts): Promise<void>;
+}
+
+/** What a connection gets each time its lease is won. */
+interface HeldParts {
+  answers: RunAnswers;
+  /**
+   * Waits up to `blockMs` for the channel's inbox entries after `after` (platforms that push
+   * events). A blocking read holds its connection: one of its own, opened on the first wait and
+   * dropped (which ends a wait) with the lease.
+   */
+  waitForInbox(after: string, blockMs: number): Promise<InboxEntry[]>;
 }
 
 /** What every platform's connection is built with (its answers come with each connection). */
@@ -83,8 +97,7 @@ async function telegramPlatform(deps: ChannelsDeps, shared: Shared): Promise<Pla
     poster: telegramPoster(api),
     retry: telegramRetry,
     editIntervalMs: telegram.edit_interval_ms,
-    run: (leaseToken, signal, answers) =>
-      createTelegramConnection({ ...shared, config: telegram, api, store: deps.stores.channels, answers }).run(leaseToken, signal),
+    run: (leaseToken, signal, parts) => createTelegramConnection({ ...shared, ...parts, config: telegram, api, store: deps.stores.channels }).run(leaseToken, signal),
   };
 }
 
@@ -98,32 +111,38 @@ async function slackPlatform(deps: ChannelsDeps, shared: Shared): Promise<Platfo
     poster: slackPoster(api),
     retry: slackRetry,
     editIntervalMs: slack.edit_interval_ms,
-    async run(leaseToken, signal, answers) {
-      // A blocking read holds its connection: one of its own, dropped (which ends a wait) with the lease.
-      const blocking = deps.redis.blocking('channels-slack-inbox');
-      const drop = () => blocking.disconnect();
-      signal.addEventListener('abort', drop, { once: true });
-      try {
-        await createSlackConnection({
-          ...shared,
-          config: slack,
-          api,
-          appToken,
-          store: deps.stores.channels,
-          waitForInbox: (after, blockMs) => waitForInbox(blocking, 'slack', after, blockMs),
-          answers,
-        }).run(leaseToken, signal);
-      } finally {
-        signal.removeEventListener('abort', drop);
-        blocking.disconnect();
-      }
-    },
+    run: (leaseToken, signal, parts) => createSlackConnection({ ...shared, ...parts, config: slack, api, appToken, store: deps.stores.channels }).run(leaseToken, signal),
+  };
+}
+
+async function feishuPlatform(deps: ChannelsDeps, shared: Shared): Promise<Platform | null> {
+  const feishu = deps.config.channels.feishu;
+  if (!feishu.app_id) {
+    shared.log.error('feishu is enabled but channels.feishu.app_id is not set; it stays off in this worker');
+    await deps.stores.channels.report('feishu', { last_error: 'channels.feishu.app_id is not set' }).catch(() => undefined);
+    return null;
+  }
+  const appSecret = await secret(deps, 'feishu', 'app_secret', feishu.app_secret, shared.log);
+  if (appSecret === null) return null;
+  const credentials = {
+    appId: feishu.app_id,
+    appSecret,
+    verificationToken: resolveEnvRef(feishu.verification_token).value ?? undefined,
+    encryptKey: resolveEnvRef(feishu.encrypt_key).value ?? undefined,
+  };
+  const api = createFeishuApi({ baseUrl: feishu.base_url, appId: credentials.appId, appSecret, log: shared.log });
+  return {
+    poster: feishuPoster(api),
+    retry: feishuRetry,
+    editIntervalMs: feishu.edit_interval_ms,
+    run: (leaseToken, signal, parts) => createFeishuConnection({ ...shared, ...parts, config: feishu, credentials, api, store: deps.stores.channels }).run(leaseToken, signal),
   };
 }
 
 const PLATFORMS: Record<ChannelName, (deps: ChannelsDeps, shared: Shared) => Promise<Platform | null>> = {
   telegram: telegramPlatform,
   slack: slackPlatform,
+  feishu: feishuPlatform,
 };
 
 /** Starts a lease holder for each enabled channel; null when none is enabled. */
@@ -163,6 +182,7 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
       cancelSignals: deps.cancelSignals,
       assistantId: settings.assistant_id,
       recursionLimit: settings.recursion_limit,
+      owner: settings.owner,
     });
     const platform = await PLATFORMS[channel](deps, { chatRuns, uploads, files, maxFileBytes: Math.floor(config.uploads.max_file_mb * MIB), log });
     if (platform === null) continue;
@@ -178,11 +198,20 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
           const answers = createRunAnswers({
             hub,
             runStatus: async (threadId, runId) => (await stores.runs.get(threadId, runId))?.status ?? null,
-            sink: createStreamedAnswers({ poster: platform.poster, retry: platform.retry, files, editIntervalMs: platform.editIntervalMs, signal, log }),
+            sink: createStreamedAnswers({ channel, poster: platform.poster, store: stores.channels, retry: platform.retry, files, editIntervalMs: platform.editIntervalMs, signal, log }),
             settle: (owed) => stores.channels.settle(channel, owed.run_id),
             onError: (err, owed) => log.warn({ err, run_id: owed.run_id }, `${channel}: an answer was not sent; it stays owed`),
           });
-          await platform.run(leaseToken, signal, answers);
+          let blocking: Redis | null = null;
+          const drop = () => blocking?.disconnect();
+          signal.addEventListener('abort', drop, { once: true });
+          try {
+            const waitForInbox = (after: string, blockMs: number) => waitForInboxOn((blocking ??= deps.redis.blocking(`channels-${channel}-inbox`)), channel, after, blockMs);
+            await platform.run(leaseToken, signal, { answers, waitForInbox });
+          } finally {
+            signal.removeEventListener('abort', drop);
+            drop();
+          }
         },
       }),
     );

@@ -89,9 +89,8 @@ export function createChatMessages(deps: ChatMessagesDeps) {
     return `Unknown command /${name}.\n\n${helpText()}`;
   }
 
-  /** Downloads the attachment into the thread's uploads and stores it (with conversion); its virtual path. */
-  async function upload(threadId: string, attachment: IncomingAttachment, signal: AbortSignal): Promise<string> {
-    const bytes = await retry.untilDone(() => attachment.download(fileLimit, signal), signal, log, 'downloading a file');
+  /** Stores downloaded bytes as the thread's upload (with conversion); the virtual path the agent reads. */
+  async function upload(threadId: string, attachment: IncomingAttachment, bytes: Uint8Array): Promise<string> {
     const tempPath = tempPathIn(await deps.files.ensureArea(threadId, 'uploads'));
     await writeFile(tempPath, bytes);
     const { files } = await deps.uploads.store(threadId, [{ filename: attachment.filename, tempPath, size: bytes.byteLength }]);
@@ -110,9 +109,12 @@ export function createChatMessages(deps: ChatMessagesDeps) {
     if (text === '' && message.attachments.length === 0) return `I read ${deps.readable}; this kind of message is not supported.`;
     const tooLarge = message.attachments.find((a) => a.size !== null && a.size > fileLimit);
     if (tooLarge?.size != null) return `${tooLarge.filename} is ${mib(tooLarge.size)}; files up to ${mib(fileLimit)} are accepted. Nothing was started.`;
+    // Every file is downloaded before anything is made: one over the limit leaves no trace.
+    const downloads: Uint8Array[] = [];
+    for (const attachment of message.attachments) downloads.push(await retry.untilDone(() => attachment.download(fileLimit, signal), signal, log, 'downloading a file'));
     const threadId = await chatRuns.threadFor(origin);
     const lines = text === '' ? [] : [text];
-    for (const attachment of message.attachments) lines.push(`[I attached ${attachment.filename}: ${await upload(threadId, attachment, signal)}]`);
+    for (const [i, attachment] of message.attachments.entries()) lines.push(`[I attached ${attachment.filename}: ${await upload(threadId, attachment, downloads[i] as Uint8Array)}]`);
     deps.answers.follow(await chatRuns.start(origin, threadId, lines.join('\n\n')));
     return null;
   }

@@ -20,6 +20,8 @@ export interface FinalAnswer {
 
 /** What a platform does with an answer: show it as it grows, then send it whole. */
 export interface AnswerSink {
+  /** The run is followed from its start (or anew, after a takeover). */
+  start(owed: OwedReply): void;
   progress(owed: OwedReply, text: string): void;
   finish(owed: OwedReply, answer: FinalAnswer): Promise<void>;
 }
@@ -142,6 +144,7 @@ export function createRunAnswers(deps: RunAnswersDeps) {
         },
       });
       following.set(owed.run_id, subscription);
+      deps.sink.start(owed);
     },
 
     /** Stops following every run (the connection is handed over): their answers stay owed. */

@@ -2,11 +2,14 @@
 // and edited as the answer grows, at most one edit per `editIntervalMs` per chat (and none while
 // a rate limit's wait runs); when the run ends, the final text (split at the platform's limit)
 // and each presented file. Edits along the way are best effort; the final answer is retried
-// until it gets through. The platform's side (send, edit, send a file) is a ChatPoster.
+// until it gets through. The platform's side (send, edit, send a file) is a ChatPoster. The
+// message's id is kept in Redis until the answer is settled, so a worker that takes the
+// connection over edits the same message rather than sending another. A platform that shows
+// something at once (Feishu's card, "…") gets its placeholder posted as the run starts.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { OwedReply } from '../../src/store/channels.js';
+import type { ChannelName, ChannelStore, OwedReply } from '../../src/store/channels.js';
 import type { ThreadFiles } from '../../src/store/thread-files.js';
 import type { Retry } from './retry.js';
 import type { AnswerSink, FinalAnswer } from './run-answers.js';
@@ -40,6 +43,8 @@ export interface ChatPoster {
   name: string;
   /** The most characters one message may hold. */
   textLimit: number;
+  /** What the answer's message shows from the moment the run starts, before its first words; none: the message comes with them. */
+  placeholder?: string;
   /** Sends a message (a reply to `owed.reply_to`); the id it can be edited by. */
   post(owed: OwedReply, text: string): Promise<string>;
   edit(owed: OwedReply, messageId: string, text: string): Promise<void>;
@@ -59,7 +64,10 @@ interface Streamed {
 }
 
 export interface StreamedAnswersDeps {
+  channel: ChannelName;
   poster: ChatPoster;
+  /** Where the answer's message id is kept until the answer is settled. */
+  store: Pick<ChannelStore, 'answerMessage' | 'setAnswerMessage'>;
   retry: Retry;
   files: Pick<ThreadFiles, 'resolveVirtual'>;
   editIntervalMs: number;
@@ -69,19 +77,41 @@ export interface StreamedAnswersDeps {
 }
 
 export function createStreamedAnswers(deps: StreamedAnswersDeps): AnswerSink {
-  const { poster, retry, log, signal } = deps;
+  const { channel, poster, retry, log, signal, store } = deps;
   const limit = poster.textLimit;
   const streams = new Map<string, Streamed>();
   /** Per chat: when the next edit may go. */
   const readyAt = new Map<string, number>();
+
+  const streamOf = (owed: OwedReply): Streamed => {
+    let s = streams.get(owed.run_id);
+    if (!s) streams.set(owed.run_id, (s = { messageId: null, shown: '', latest: '', timer: null, sending: null, finished: false }));
+    return s;
+  };
+
+  /** The answer's message as Redis knows it (a previous holder sent it), once per stream. */
+  async function known(s: Streamed, owed: OwedReply): Promise<string | null> {
+    s.messageId ??= await store.answerMessage(channel, owed.run_id);
+    return s.messageId;
+  }
+
+  /** Sends the answer's message showing `text`, and remembers it. */
+  async function open(s: Streamed, owed: OwedReply, text: string, post: () => Promise<string>): Promise<string> {
+    const messageId = await post();
+    s.messageId = messageId;
+    s.shown = text;
+    await store.setAnswerMessage(channel, owed.run_id, messageId);
+    return messageId;
+  }
 
   async function flush(s: Streamed, owed: OwedReply): Promise<void> {
     const text = s.latest.length > limit ? `${s.latest.slice(0, limit - 1)}…` : s.latest;
     if (text === s.shown) return;
     readyAt.set(owed.chat_id, Date.now() + deps.editIntervalMs);
     try {
-      if (s.messageId === null) s.messageId = await poster.post(owed, text);
-      else await poster.edit(owed, s.messageId, text);
+      const messageId = await known(s, owed);
+      if (messageId === null) await open(s, owed, text, () => poster.post(owed, text));
+      else await poster.edit(owed, messageId, text);
       s.shown = text;
     } catch (err) {
       const waitMs = retry.retryAfterMs(err);
@@ -90,15 +120,20 @@ export function createStreamedAnswers(deps: StreamedAnswersDeps): AnswerSink {
     }
   }
 
+  /** Runs one flush (nothing else goes meanwhile), then schedules the next if the text moved on. */
+  function sendNow(s: Streamed, owed: OwedReply, task: () => Promise<void>): void {
+    s.sending = task().finally(() => {
+      s.sending = null;
+      if (s.latest !== s.shown) schedule(s, owed);
+    });
+  }
+
   function schedule(s: Streamed, owed: OwedReply): void {
     if (s.timer || s.sending || s.finished) return;
     const wait = Math.max(0, (readyAt.get(owed.chat_id) ?? 0) - Date.now());
     s.timer = setTimeout(() => {
       s.timer = null;
-      s.sending = flush(s, owed).finally(() => {
-        s.sending = null;
-        if (s.latest !== s.shown) schedule(s, owed);
-      });
+      sendNow(s, owed, () => flush(s, owed));
     }, wait);
   }
 
@@ -120,9 +155,21 @@ export function createStreamedAnswers(deps: StreamedAnswersDeps): AnswerSink {
   }
 
   return {
+    start(owed) {
+      const { placeholder } = poster;
+      if (placeholder === undefined) return;
+      const s = streamOf(owed);
+      if (s.sending || s.timer || s.latest !== '') return;
+      s.latest = placeholder;
+      // A run taken over keeps the message it has (and what it shows); a new one shows the placeholder.
+      sendNow(s, owed, async () => {
+        if ((await known(s, owed).catch(() => null)) !== null) s.shown = s.latest;
+        else await flush(s, owed);
+      });
+    },
+
     progress(owed, text) {
-      let s = streams.get(owed.run_id);
-      if (!s) streams.set(owed.run_id, (s = { messageId: null, shown: '', latest: '', timer: null, sending: null, finished: false }));
+      const s = streamOf(owed);
       s.latest = text;
       schedule(s, owed);
     },
@@ -136,9 +183,10 @@ export function createStreamedAnswers(deps: StreamedAnswersDeps): AnswerSink {
       }
       try {
         const [first = '', ...rest] = splitText(finalText(answer), limit);
-        if (s?.messageId != null) {
-          const messageId = s.messageId;
-          if (first !== s.shown) {
+        const stream = s ?? streamOf(owed);
+        const messageId = await known(stream, owed);
+        if (messageId !== null) {
+          if (first !== stream.shown) {
             await retry.untilDone(() => poster.edit(owed, messageId, first), signal, log, 'editing the answer').catch(async (err: unknown) => {
               if (signal.aborted) throw err;
               // It already shows this; anything else (the message is gone): send it anew.
@@ -146,7 +194,7 @@ export function createStreamedAnswers(deps: StreamedAnswersDeps): AnswerSink {
             });
           }
         } else {
-          await send(owed, first);
+          await open(stream, owed, first, () => send(owed, first));
         }
         for (const piece of rest) await send(owed, piece);
         for (const artifact of answer.artifacts) await sendArtifact(owed, artifact);

@@ -35,16 +35,12 @@ function attachmentOf(api: TelegramApi, message: TelegramMessage): IncomingAttac
 export function createTelegramConnection(deps: TelegramConnectionDeps) {
   const { api, config, log } = deps;
   const messages = createChatMessages({
+    ...deps,
     platform: 'Telegram',
     allowedUsers: config.allowed_users.map(String),
     readable: 'text, documents and photos',
-    chatRuns: deps.chatRuns,
-    answers: deps.answers,
-    uploads: deps.uploads,
-    files: deps.files,
     fileLimit: Math.min(deps.maxFileBytes, TELEGRAM_DOWNLOAD_LIMIT),
     retry: telegramRetry,
-    log,
   });
 
   /** The update's message as Warren reads it. */
