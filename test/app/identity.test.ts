@@ -2,8 +2,8 @@
 // its JWKS (followed through a key rotation), and a LangGraph custom auth module loaded through
 // config.yaml and through langgraph.json. A test-only route answers `request.identity`, so each
 // test sees who the API took the request for.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
@@ -15,6 +15,7 @@ import type { Identity } from '../../src/auth/identity.js';
 import { parseAppConfig } from '../../src/config/load-config.js';
 import { ConfigError } from '../../src/errors.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { upgradeStatus } from '../support/upgrade-status.js';
 
 const AUTH_MODULE = fileURLToPath(new URL('../fixtures/auth/auth.ts', import.meta.url));
 const AUTH_PROJECT = fileURLToPath(new URL('../fixtures/auth/langgraph.json', import.meta.url));
@@ -25,27 +26,6 @@ const whoami = (app: Stack['api']['app']) => app.get('/whoami', async (request) 
 async function identityOf(stack: Stack, headers: Record<string, string>): Promise<{ status: number; body: Record<string, unknown>; headers: Headers }> {
   const res = await fetch(`${stack.url}/whoami`, { headers });
   return { status: res.status, body: (await res.json()) as Record<string, unknown>, headers: res.headers };
-}
-
-/** A WebSocket upgrade's answer: 101, or the status the server refused it with. */
-function upgradeStatus(url: string, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    // A connection of its own: the server closes a refused upgrade's socket, which a pooled one would reuse.
-    const req = httpRequest(url, {
-      agent: false,
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...headers },
-    });
-    req.on('upgrade', (_res, socket) => {
-      socket.destroy();
-      resolve(101);
-    });
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 // ── a local OpenID Connect issuer ────────────────────────────────────────────────────────────

@@ -3,12 +3,12 @@
 // custom agents, through the LangGraph SDK and the gateway; the other's ids answer 404 (never
 // 403), in searches, counts, history, stream joins and WebSocket joins too; the admin reaches both.
 // Alice talks to one replica and bob to the other, so nothing rests on one process's memory.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { randomUUID } from 'node:crypto';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
 import { testGraphs } from '../support/stack.js';
+import { upgradeStatus } from '../support/upgrade-status.js';
 
 const KEYS = { alice: 'alice-key-0123456789abcdef', bob: 'bob-key-0123456789abcdef', admin: 'admin-key-0123456789abcdef' } as const;
 type Who = keyof typeof KEYS;
@@ -72,31 +72,8 @@ async function call(who: Who, method: string, path: string, body?: unknown): Pro
 
 const status = async (who: Who, method: string, path: string, body?: unknown) => (await call(who, method, path, body)).status;
 
-/** A WebSocket upgrade's answer: 101, or the status the server refused it with. */
-function upgradeStatus(who: Who, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${bases[who]}${path}`, {
-      agent: false,
-      headers: {
-        connection: 'Upgrade',
-        upgrade: 'websocket',
-        'sec-websocket-version': '13',
-        'sec-websocket-key': randomBytes(16).toString('base64'),
-        'x-api-key': KEYS[who],
-      },
-    });
-    req.on('upgrade', (_res, socket) => {
-      socket.destroy();
-      resolve(101);
-    });
-    req.on('response', (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+/** A WebSocket upgrade on `who`'s replica, with their key. */
+const upgradeAs = (who: Who, path: string) => upgradeStatus(`${bases[who]}${path}`, { 'x-api-key': KEYS[who] });
 
 const lg = (path: string) => `/api/langgraph${path}`;
 const tag = () => randomUUID().slice(0, 8);
@@ -152,8 +129,8 @@ describe('threads and runs', () => {
       expect({ path, status: await status('bob', method, path) }).toEqual({ path, status: 404 });
     }
     // A WebSocket join is refused before the upgrade; on one's own thread it upgrades.
-    expect(await upgradeStatus('bob', lg(`/threads/${mine}/runs/stream`))).toBe(404);
-    expect(await upgradeStatus('alice', lg(`/threads/${mine}/runs/stream`))).toBe(101);
+    expect(await upgradeAs('bob', lg(`/threads/${mine}/runs/stream`))).toBe(404);
+    expect(await upgradeAs('alice', lg(`/threads/${mine}/runs/stream`))).toBe(101);
     // Making a thread with another's id is a conflict, as for any existing thread.
     expect(await status('bob', 'POST', lg('/threads'), { thread_id: mine })).toBe(409);
     expect(await status('bob', 'POST', lg('/threads'), { thread_id: mine, if_exists: 'do_nothing' })).toBe(409);
@@ -178,7 +155,7 @@ describe('threads and runs', () => {
     expect((await sdk.admin.threads.get(mine)).thread_id).toBe(mine);
     expect(await sdk.admin.threads.getHistory(mine)).not.toHaveLength(0);
     expect(await status('admin', 'GET', lg(`/threads/${mine}/runs/${run}/stream`))).toBe(200);
-    expect(await upgradeStatus('admin', lg(`/threads/${theirs}/runs/stream`))).toBe(101);
+    expect(await upgradeAs('admin', lg(`/threads/${theirs}/runs/stream`))).toBe(101);
   });
 
   it("makes a stateless run's thread the caller's, and keeps its join from others", async () => {
