@@ -153,7 +153,8 @@ export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCa
       // Fine to hundreds of thousands of threads; a secondary index per metadata key would be next.
       // A user's search reads their own index; `ids` are checked against it.
       const visible = query.owner === undefined ? null : await owners.ids('threads', query.owner, 'desc');
-      const ids = query.ids ? (visible ? query.ids.filter((id) => visible.includes(id)) : query.ids) : (visible ?? (await redis.zrevrange(keys.threadIndex(), 0, -1)));
+      const own = visible && query.ids ? new Set(visible) : null;
+      const ids = query.ids ? (own ? query.ids.filter((id) => own.has(id)) : query.ids) : (visible ?? (await redis.zrevrange(keys.threadIndex(), 0, -1)));
       const pipeline = redis.pipeline();
       for (const id of ids) pipeline.hgetall(keys.thread(id));
       const replies = (await pipeline.exec()) ?? [];
