@@ -185,7 +185,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     ...(timeouts ? { timeouts } : {}),
     apiKeys,
     logSecrets: secrets,
-    redisReady: () => redis.command.status === 'ready',
+    redisReady: () => redis.ready(),
+    redisNotReadyReason: () => redis.notReadyReason(),
     draining: () => closing !== undefined,
     gateway: (scope) => gatewayRoutes(scope, gatewayServices),
     runtime: {

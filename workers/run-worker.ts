@@ -4,13 +4,13 @@
 // could not be renewed is stopped at once: another worker may already hold it.
 import { SpanKind } from '@opentelemetry/api';
 import { DelayedError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/store/redis.js';
 import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
 import { checkMessage } from '../src/queue/message.js';
 import { RunJobSchema, type RunJob } from '../src/queue/run-queue.js';
 import { keys } from '../src/store/keys.js';
-import { connectionErrorLog } from '../src/store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../src/store/redis.js';
 import { contextFrom, inSpan } from '../src/tracing/tracing.js';
 import { executeRun, runDueAt, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
 
@@ -19,7 +19,7 @@ export interface RunWorkerOptions {
   connection: ConnectionOptions;
   concurrency: number;
   /** A dedicated connection for control messages. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   executor: ExecutorDeps;
   log: Logger;
   /** Lock and stall timings: a dead worker's run moves to another within lock + interval. */
@@ -100,7 +100,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
 
   const worker = new Worker<RunJob>(options.queueName, processor, {
     connection: options.connection,
-    prefix: keys.bullPrefix(),
+    prefix: bullPrefixFor(options.connection, options.queueName),
     concurrency: options.concurrency,
     // Measured here: BullMQ's defaults take a dead worker's job over after ~60 s; 10 s / 5 s
     // (our config's defaults) gives ~10 s.

@@ -5,7 +5,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { keys } from '../store/keys.js';
-import { connectionErrorLog } from '../store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../store/redis.js';
 import { inSpan, traceCarrier } from '../tracing/tracing.js';
 
 /** W3C trace context of whoever enqueued the run, so the worker's spans join its trace. */
@@ -48,7 +48,7 @@ export function dropConnection(closeable: { disconnect(): Promise<void> }): Prom
 }
 
 export function createRunQueue(connection: ConnectionOptions, queueName: string, log: Logger) {
-  const queue = new Queue<RunJob, unknown, typeof RUN_JOB_NAME>(queueName, { connection, prefix: keys.bullPrefix() });
+  const queue = new Queue<RunJob, unknown, typeof RUN_JOB_NAME>(queueName, { connection, prefix: bullPrefixFor(connection, queueName) });
   // Without a listener, a Redis blip would surface as an unhandled 'error' event.
   queue.on('error', connectionErrorLog(log, { queue: queueName }).error);
   const dispatcher: RunDispatcher & { queue: typeof queue } = {

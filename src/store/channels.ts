@@ -7,7 +7,7 @@
 // A holder that dies stops renewing, the key expires, and another process's next try takes it.
 // A holder that stalls past its lease learns it at its next renewal or offset write, both checked
 // against its token, and stops.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import { nowIso } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
@@ -70,7 +70,7 @@ const parseOwed = (json: string): OwedReply | null => {
   }
 };
 
-export function createChannelStore(redis: Redis, scripts: Record<string, ScriptCaller>): ChannelStore {
+export function createChannelStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): ChannelStore {
   const extendLock = requireScript(scripts, 'extendLock');
   const releaseLock = requireScript(scripts, 'releaseLock');
   const raiseChannelOffset = requireScript(scripts, 'raiseChannelOffset');

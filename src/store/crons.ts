@@ -1,7 +1,7 @@
 // CronStore: cron records and their indexes (all, by assistant, by thread). Knows Redis, not
 // HTTP or BullMQ. A record is one hash field holding JSON; a change is a compare-and-set on it
 // (replace-hash-field-1.lua), so two replicas patching one cron never lose a change.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import { parseJson } from './json.js';
 import type { StoredCron } from './records.js';
@@ -30,7 +30,7 @@ const LAST_TICK = 'last_tick';
 /** Lost compare-and-sets in a row before giving up (each one means another write landed). */
 const MAX_ATTEMPTS = 20;
 
-export function createCronStore(redis: Redis, scripts: Record<string, ScriptCaller>): CronStore {
+export function createCronStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): CronStore {
   const replaceScript = requireScript(scripts, 'replaceHashField');
   const raiseScript = requireScript(scripts, 'raiseHashField');
   const indexesOf = (cron: StoredCron): string[] => [
@@ -83,11 +83,10 @@ export function createCronStore(redis: Redis, scripts: Record<string, ScriptCall
       const index = threadId ? keys.threadCrons(threadId) : assistantId ? keys.assistantCrons(assistantId) : keys.cronIndex();
       const ids = await redis.zrange(index, 0, -1);
       if (ids.length === 0) return [];
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hget(keys.cron(id), RECORD);
-      const replies = (await pipeline.exec()) ?? [];
+      // Each cron is its own slot: one HGET each, auto-pipelined (per node on a Cluster).
+      const replies = await Promise.all(ids.map((id) => redis.hget(keys.cron(id), RECORD)));
       return replies
-        .map(([, raw]) => parseJson<StoredCron | null>(raw as string | null, null))
+        .map((raw) => parseJson<StoredCron | null>(raw, null))
         .filter((c): c is StoredCron => c !== null && (!assistantId || c.assistant_id === assistantId) && (!threadId || c.thread_id === threadId));
     },
   };

@@ -22,7 +22,7 @@
 // The XREAD names every followed stream, so it needs a single Redis (or all streams on one
 // Cluster slot); Warren connects to one Redis.
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { compareIds, type RunStreams, type StreamEntry } from './run-stream.js';
 import { createPageCache } from './run-stream-pages.js';
 
@@ -63,7 +63,7 @@ export interface RunStreamHub {
 export interface HubOptions {
   streams: RunStreams;
   /** Makes the one connection the hub blocks on; called once, the hub disconnects it on close. */
-  blockingConnection: (name: string) => Redis;
+  blockingConnection: (name: string) => RedisClient;
   /**
    * Asked when a stream has had no new entry for a while, or a client resumes at its tail:
    * settled runs without `end` are closed.
@@ -110,7 +110,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   // XREAD at once, even when it was sent before the XREAD reached Redis.
   const wake = streams.wakeStream(randomUUID());
   let wakeCursor = '0';
-  let connection: Redis | null = null;
+  let connection: RedisClient | null = null;
   let looping = false;
   let blocked = false;
   let blockGeneration = 0;
@@ -197,7 +197,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     }
   };
 
-  const connect = (): Redis => (connection ??= options.blockingConnection('stream-hub'));
+  const connect = (): RedisClient => (connection ??= options.blockingConnection('stream-hub'));
 
   const ring = () => {
     if (closed || !looping || !blocked || rungGeneration === blockGeneration) return;

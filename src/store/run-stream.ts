@@ -1,7 +1,7 @@
 // RunStream: a run's events in a Redis Stream. The worker appends `{event, data}` entries; the
 // API replays and follows them. Entry ids are the SSE `id:` values, so any API replica can
 // resume a client from the last id it saw.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import type { RunFence } from './records.js';
 import { loadScripts, requireScript, type ScriptCaller } from './scripts.js';
@@ -70,7 +70,7 @@ export interface RunStreams {
    * Blocks on `connection` (a dedicated one) until any of the streams has entries after its
    * cursor (`stream key → id`), or `blockMs` passes. Returns `[key, entries]` for those that do.
    */
-  readMany(connection: Redis, cursors: ReadonlyMap<string, string>, blockMs: number): Promise<[string, StreamEntry[]][]>;
+  readMany(connection: RedisClient, cursors: ReadonlyMap<string, string>, blockMs: number): Promise<[string, StreamEntry[]][]>;
   /** The key of a hub's wake stream, for `readMany` and `ring`. */
   wakeStream(hubId: string): string;
   /** Adds an entry to a wake stream, ending a `readMany` that names it. */
@@ -81,7 +81,7 @@ export interface RunStreams {
 
 const normaliseCursor = (id: string) => (id === '-1' || id === '' ? '0' : id);
 
-export function createRunStreams(redis: Redis, scripts: Record<string, ScriptCaller> = loadScripts(redis)): RunStreams {
+export function createRunStreams(redis: RedisClient, scripts: Record<string, ScriptCaller> = loadScripts(redis)): RunStreams {
   const appendScript = requireScript(scripts, 'appendRunEvent');
   return {
     writer({ threadId, runId, attempt }) {

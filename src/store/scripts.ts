@@ -3,7 +3,7 @@
 // keys as the caller passes.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { PROJECT_ROOT } from '../config/paths.js';
 
 const SCRIPTS_DIR = path.join(PROJECT_ROOT, 'src', 'store', 'scripts');
@@ -17,7 +17,7 @@ export type ScriptCaller = (keys: string[], args: ScriptArg[]) => Promise<Script
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
 /** Defines every script on the client (idempotent) and returns callers by camelCase name. */
-export function loadScripts(redis: Redis): Record<string, ScriptCaller> {
+export function loadScripts(redis: RedisClient): Record<string, ScriptCaller> {
   const callers: Record<string, ScriptCaller> = {};
   for (const file of readdirSync(SCRIPTS_DIR)) {
     const match = FILE.exec(file);

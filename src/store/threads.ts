@@ -1,5 +1,5 @@
 // ThreadStore: thread records and the thread index. Knows Redis, not HTTP.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
 import { matchesFilter, parseJson } from './json.js';
@@ -43,7 +43,7 @@ export function threadFromHash(hash: Record<string, string>): Thread | null {
   };
 }
 
-export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCaller>): ThreadStore {
+export function createThreadStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): ThreadStore {
   const createScript = requireScript(scripts, 'createThread');
 
   const get = async (threadId: string): Promise<Thread | null> => threadFromHash(await redis.hgetall(keys.thread(threadId)));
@@ -105,13 +105,12 @@ export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCa
       // The index gives updated_at order cheaply; other filters and sorts read the records.
       // Fine to hundreds of thousands of threads; a secondary index per metadata key would be next.
       const ids = query.ids ?? (await redis.zrevrange(keys.threadIndex(), 0, -1));
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hgetall(keys.thread(id));
-      const replies = (await pipeline.exec()) ?? [];
+      // Threads live on different slots: one HGETALL each, sent together by auto-pipelining
+      // (one batch per node on a Cluster, one batch on a single Redis).
+      const replies = await Promise.all(ids.map((id) => redis.hgetall(keys.thread(id))));
       const threads: Thread[] = [];
-      for (const [err, hash] of replies) {
-        if (err) throw err;
-        const thread = threadFromHash(hash as Record<string, string>);
+      for (const hash of replies) {
+        const thread = threadFromHash(hash);
         if (!thread) continue;
         if (query.status && thread.status !== query.status) continue;
         if (query.metadata && !matchesFilter(thread.metadata, query.metadata)) continue;

@@ -3,7 +3,7 @@
 // /api/channels/{name}/restart) arrive over pub/sub; the holder drops its connection and races
 // for the lease again. Only what the connections share is built here: the stream hub that
 // follows runs, and the upload writer with its conversion sandbox.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
 import type { Logger } from 'pino';
 import type { RunAdmission } from '../../src/admission/admit-run.js';
 import type { CancelSignals } from '../../src/admission/cancel-run.js';
@@ -32,7 +32,7 @@ export interface ChannelsDeps {
   stores: Pick<Stores, 'runs' | 'threads' | 'channels' | 'streams'>;
   admission: Pick<RunAdmission, 'admit'>;
   cancelSignals: CancelSignals;
-  redis: { command: Redis; blocking(name: string): Redis; subscriber(name: string): Redis };
+  redis: { command: RedisClient; blocking(name: string): RedisClient; subscriber(name: string): RedisClient };
   /** This worker, as GET /api/channels names the holder. */
   holder: string;
   log: Logger;

@@ -1,0 +1,28 @@
+// Which Redis the tests run on: one redis-server (the default), or a local 3-master Redis
+// Cluster when WARREN_TEST_REDIS=cluster. Helpers that work on either.
+import { Cluster, Redis } from 'ioredis';
+import { parseRedisTarget, type RedisClient } from '../../src/store/redis.js';
+
+/** True when this test run is on a Redis Cluster (WARREN_TEST_REDIS=cluster). */
+export const onTestCluster = (): boolean => process.env.WARREN_TEST_REDIS === 'cluster';
+
+/** A plain client for a test's own reads and writes, on one Redis or a Cluster (by URL). */
+export function connectTestRedis(url: string): RedisClient {
+  const target = parseRedisTarget(url);
+  if (target.kind === 'single') return new Redis(url);
+  return new Cluster(target.nodes, { dnsLookup: (address, callback) => callback(null, address) });
+}
+
+/** Every key matching `pattern`, on every master of a Cluster (SCAN is per node). */
+export async function scanAll(client: RedisClient, pattern: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const node of client instanceof Cluster ? client.nodes('master') : [client]) {
+    let cursor = '0';
+    do {
+      const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      found.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+  }
+  return found;
+}
