@@ -19,8 +19,13 @@
 // A stream whose `end` has been seen is not read again, and a subscriber that resumes at or
 // after it is answered with it at once.
 //
-// The XREAD names every followed stream, so it needs a single Redis (or all streams on one
-// Cluster slot); Warren connects to one Redis.
+// The XREAD names every followed stream, so on a single Redis one reader (one connection, one
+// XREAD) serves every run. On a Redis Cluster an XREAD must stay on one slot: the hub keeps one
+// reader per read group (`RunStreams.readGroup`: there, a thread), each with its own blocking
+// connection and its own wake stream in that thread's slot, made when the thread's first client
+// comes and closed when its last one leaves. Cost on a Cluster: one blocking connection per
+// thread that has clients on this process (not one per node: streams of different slots cannot
+// share an XREAD, even on one node).
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from './redis.js';
 import { compareIds, type RunStreams, type StreamEntry } from './run-stream.js';
@@ -102,13 +107,75 @@ interface Watch {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export function createRunStreamHub(options: HubOptions): RunStreamHub {
+  const readers = new Map<string, RunStreamHub>();
+  let closed = false;
+  const readerFor = (group: string): RunStreamHub => {
+    let reader = readers.get(group);
+    if (!reader) readers.set(group, (reader = createGroupReader(options, group)));
+    return reader;
+  };
+  // A thread's reader goes when its last subscriber does (one Redis: the one reader stays).
+  const release = (group: string, reader: RunStreamHub) => {
+    if (group === '' || closed || readers.get(group) !== reader || reader.stats().subscribers > 0) return;
+    readers.delete(group);
+    void reader.close().catch((err: unknown) => options.onError?.(err));
+  };
+  const all = () => [...readers.values()];
+  return {
+    subscribe(threadId, runId, afterId, subscriber) {
+      if (closed) {
+        // Shutting down: the client is told the stream ended (it can resume on another replica).
+        queueMicrotask(() => subscriber.onDone());
+        return { resume: () => {}, stop: () => {} };
+      }
+      const group = options.streams.readGroup(threadId);
+      const reader = readerFor(group);
+      const subscription = reader.subscribe(threadId, runId, afterId, {
+        onEntries: (entries) => subscriber.onEntries(entries),
+        onDone() {
+          try {
+            subscriber.onDone();
+          } finally {
+            queueMicrotask(() => release(group, reader));
+          }
+        },
+      });
+      return {
+        resume: () => subscription.resume(),
+        stop() {
+          subscription.stop();
+          release(group, reader);
+        },
+      };
+    },
+    followed: () => all().reduce((sum, reader) => sum + reader.followed(), 0),
+    stats: () =>
+      all()
+        .map((reader) => reader.stats())
+        .reduce((sum, one) => ({
+          streams: sum.streams + one.streams,
+          subscribers: sum.subscribers + one.subscribers,
+          cachedPages: sum.cachedPages + one.cachedPages,
+          cachedBytes: sum.cachedBytes + one.cachedBytes,
+        }), { streams: 0, subscribers: 0, cachedPages: 0, cachedBytes: 0 }),
+    async close() {
+      closed = true;
+      const closing = all();
+      readers.clear();
+      await Promise.all(closing.map((reader) => reader.close()));
+    },
+  };
+}
+
+/** One reader: one blocking connection and one XREAD over the followed streams of one read group. */
+function createGroupReader(options: HubOptions, group: string): RunStreamHub {
   const { streams } = options;
   const blockMs = options.blockMs ?? 5_000;
   const watches = new Map<string, Watch>();
   const pages = createPageCache(streams);
-  // Adding a stream while the reader is blocked: an entry on this hub's own wake stream ends the
-  // XREAD at once, even when it was sent before the XREAD reached Redis.
-  const wake = streams.wakeStream(randomUUID());
+  // Adding a stream while the reader is blocked: an entry on this reader's own wake stream ends
+  // the XREAD at once, even when it was sent before the XREAD reached Redis.
+  const wake = streams.wakeStream(randomUUID(), group);
   let wakeCursor = '0';
   let connection: RedisClient | null = null;
   let looping = false;

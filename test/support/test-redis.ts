@@ -7,10 +7,10 @@ import { parseRedisTarget, type RedisClient } from '../../src/store/redis.js';
 export const onTestCluster = (): boolean => process.env.WARREN_TEST_REDIS === 'cluster';
 
 /** A plain client for a test's own reads and writes, on one Redis or a Cluster (by URL). */
-export function connectTestRedis(url: string): RedisClient {
+export function connectTestRedis(url: string, options: { maxRetriesPerRequest?: number | null } = {}): RedisClient {
   const target = parseRedisTarget(url);
-  if (target.kind === 'single') return new Redis(url);
-  return new Cluster(target.nodes, { dnsLookup: (address, callback) => callback(null, address) });
+  if (target.kind === 'single') return new Redis(url, options);
+  return new Cluster(target.nodes, { redisOptions: options, dnsLookup: (address, callback) => callback(null, address) });
 }
 
 /** Every key matching `pattern`, on every master of a Cluster (SCAN is per node). */
