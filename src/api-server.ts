@@ -118,7 +118,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   });
 
   const tracing = startTracing(config.tracing, 'api', env.instanceId);
-  const metrics = createWarrenMetrics({ redis: redis.command, queue: dispatcher.queue, hub, onCollectorError: collectorErrors.error });
+  const metrics = createWarrenMetrics({ redis: redis.command, queue: dispatcher.jobCounts, hub, onCollectorError: collectorErrors.error });
   const cancelSignals: CancelSignals = { publish: (message) => publishCancel(redis.command, message) };
   // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
   // are serialised in Redis, not in this process.

@@ -76,7 +76,7 @@ export function createAssistantStore(redis: RedisClient, scripts: Record<string,
     async all() {
       // Fine to tens of thousands of assistants (each is a small record); search filters in memory.
       const ids = await redis.zrange(keys.assistantIndex(), 0, -1);
-      // Each assistant is its own slot: one HGET each, auto-pipelined (per node on a Cluster).
+      // Each assistant is its own slot: one HGET each, sent together.
       const replies = await Promise.all(ids.map((id) => redis.hget(keys.assistant(id), 'record')));
       const out: Assistant[] = [];
       for (const raw of replies) {

@@ -83,7 +83,7 @@ export function createCronStore(redis: RedisClient, scripts: Record<string, Scri
       const index = threadId ? keys.threadCrons(threadId) : assistantId ? keys.assistantCrons(assistantId) : keys.cronIndex();
       const ids = await redis.zrange(index, 0, -1);
       if (ids.length === 0) return [];
-      // Each cron is its own slot: one HGET each, auto-pipelined (per node on a Cluster).
+      // Each cron is its own slot: one HGET each, sent together.
       const replies = await Promise.all(ids.map((id) => redis.hget(keys.cron(id), RECORD)));
       return replies
         .map((raw) => parseJson<StoredCron | null>(raw, null))

@@ -15,7 +15,7 @@
 //   memory), and a write is one more round trip, not atomic with the record. Per-owner indexes
 //   follow the same rule (a single key each, its own commands).
 // - Readers that fetch many records of different threads (thread search, runs everywhere)
-//   send one command per record, auto-pipelined: ioredis batches them per node.
+//   send one command per record, all at once (auto-pipelined on a single Redis).
 // - BullMQ: on a Cluster each queue's prefix carries the queue as tag (`bullPrefix`), so each
 //   queue is one slot and different queues spread over the nodes.
 //

@@ -250,11 +250,15 @@ function clusterNodeOptions(target: Extract<RedisTarget, { kind: 'cluster' }>): 
 }
 
 function clusterOptions(target: Extract<RedisTarget, { kind: 'cluster' }>, connectionName: string, extra: RedisOptions): ClusterOptions {
-  const { enableAutoPipelining, ...nodeExtra } = extra;
+  const { enableAutoPipelining: _notOnCluster, ...nodeExtra } = extra;
   return {
     redisOptions: { ...clusterNodeOptions(target), connectionName, ...nodeExtra },
     clusterRetryStrategy: reconnectDelay,
-    enableAutoPipelining: enableAutoPipelining ?? true,
+    // Off on a Cluster: an auto-pipelined batch holds commands of many slots of one node, and
+    // ioredis follows a MOVED in a batch only when every command in it got the same one; after a
+    // resharding or a restart with a stale slot map, the rest would fail with MOVED. Commands
+    // sent together are still written at once on each node's connection (no round trip each).
+    enableAutoPipelining: false,
     // A failover or a resharding answers CLUSTERDOWN/MOVED for a moment; retry, do not fail.
     retryDelayOnClusterDown: 200,
     retryDelayOnFailover: 200,

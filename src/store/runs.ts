@@ -190,7 +190,7 @@ export function createRunStore(redis: RedisClient, scripts: Record<string, Scrip
       do {
         const [next, flat] = await redis.hscan(keys.runThreads(), cursor, 'COUNT', 500);
         cursor = next;
-        // Runs of different threads live on different slots: one HGETALL each, auto-pipelined.
+        // Runs of different threads live on different slots: one HGETALL each, sent together.
         const reads: Promise<Record<string, string>>[] = [];
         for (let i = 0; i + 1 < flat.length; i += 2) reads.push(redis.hgetall(keys.run(flat[i + 1] as string, flat[i] as string)));
         for (const hash of await Promise.all(reads)) {

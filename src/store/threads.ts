@@ -105,8 +105,8 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
       // The index gives updated_at order cheaply; other filters and sorts read the records.
       // Fine to hundreds of thousands of threads; a secondary index per metadata key would be next.
       const ids = query.ids ?? (await redis.zrevrange(keys.threadIndex(), 0, -1));
-      // Threads live on different slots: one HGETALL each, sent together by auto-pipelining
-      // (one batch per node on a Cluster, one batch on a single Redis).
+      // Threads live on different slots: one HGETALL each, sent together (auto-pipelined into
+      // one batch on a single Redis; on a Cluster each written at once to its node).
       const replies = await Promise.all(ids.map((id) => redis.hgetall(keys.thread(id))));
       const threads: Thread[] = [];
       for (const hash of replies) {

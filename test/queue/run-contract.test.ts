@@ -76,7 +76,7 @@ describe('the worker checks what crosses the queue', () => {
     const { runs } = (await (await fetch(`${stack.apiUrl}/threads/${threadId}/runs`)).json()) as { runs: { run_id: string }[] };
     const [run] = runs;
     if (!run) throw new Error('the run is not listed');
-    const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix(stack.env.queueName, false) });
     try {
       expect((await queue.getJob(run.run_id))?.data).toEqual({ thread_id: threadId, run_id: run.run_id });
     } finally {
@@ -85,7 +85,7 @@ describe('the worker checks what crosses the queue', () => {
   });
 
   it('fails a run job whose data does not match the contract, and keeps taking jobs', async () => {
-    const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix(stack.env.queueName, false) });
     try {
       const job = await queue.add('run', { thread_id: 42 }, { jobId: `bad-${randomUUID()}`, attempts: 1 });
       const failed = await waitFor(async () => ((await queue.getJobState(job.id as string)) === 'failed' ? queue.getJob(job.id as string) : null), 'the bad job to fail');

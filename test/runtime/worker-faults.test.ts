@@ -61,7 +61,7 @@ describe('worker faults', () => {
     await redis.set(keys.activeRun(id2), parked.run_id);
     const { createRunQueue } = await import('../../src/queue/run-queue.js');
     const queue = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName, pino({ level: 'silent' }));
-    await queue.queue.remove(parked.run_id);
+    await queue.queueFor(id2).remove(parked.run_id);
     await queue.dispatch(id2, parked.run_id);
     await queue.close();
     const events = await collect(stack.client.runs.joinStream(id2, parked.run_id, { lastEventId: '-1' }));

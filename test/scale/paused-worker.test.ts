@@ -3,9 +3,10 @@
 // next run is streaming or after it ended. Redis refuses everything the woken worker tries to
 // write: every stream has one `metadata` per attempt and one `end`, nothing after it, and every
 // thread keeps every acknowledged turn.
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { buildDist, startCluster, type Cluster, type ClusterProcess } from '../support/cluster.js';
 import { chatRuns, expectOneWriterAtATime } from '../support/run-invariants.js';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
@@ -20,7 +21,7 @@ const LOADED_WAIT = 120_000;
 
 let llm: ScriptedOpenAI;
 let cluster: Cluster;
-let redis: Redis;
+let redis: RedisClient;
 let chat: ReturnType<typeof chatRuns>;
 
 beforeAll(async () => {
@@ -34,7 +35,7 @@ beforeAll(async () => {
     workerConcurrency: RUNS / 2,
     config: { graphs: testGraphs('chat'), runtime: { lock_seconds: 2, stalled_check_seconds: 1 } },
   });
-  redis = new Redis(cluster.redis.url);
+  redis = connectTestRedis(cluster.redis.url);
   chat = chatRuns(cluster);
 }, 240_000);
 afterAll(async () => {

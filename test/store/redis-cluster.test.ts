@@ -9,7 +9,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { spawnRedisCluster, type RedisClusterProcess } from '../../src/store/redis-process.js';
-import { connectRedis, parseRedisTarget } from '../../src/store/redis.js';
+import { CLUSTER_RUN_QUEUE_SHARDS, runQueueNames, runQueueOf } from '../../src/queue/run-queue.js';
+import { bullPrefixFor, connectRedis, parseRedisTarget } from '../../src/store/redis.js';
 import { createStores } from '../../src/store/stores.js';
 import { buildDist, startApiReplicas, type ApiReplicas } from '../support/cluster.js';
 import { tracked, trackedDir } from '../support/leftovers.js';
@@ -69,6 +70,26 @@ describe('REDIS_URL for a Redis Cluster', () => {
     expect(problem('redis+cluster://u:secret@h1:7000,h2:99999')).toMatch(/"h2:99999" is not host:port/);
     expect(problem('redis+cluster://u:secret@h1:7000,h2:99999')).not.toContain('secret');
     expect(problem('redis+cluster://h1:7000/3')).toMatch(/no databases/);
+  });
+});
+
+describe('run queues on a Cluster', () => {
+  it('are one queue on a single Redis, and shards by thread on a Cluster, each its own slot', async () => {
+    const redis = connectRedis(cluster.url, 'test', pino({ level: 'silent' }));
+    try {
+      expect(runQueueNames({ host: '127.0.0.1', port: 6379 }, 'runs')).toEqual(['runs']);
+      const names = runQueueNames(redis.bullmqOptions, 'runs');
+      expect(names).toHaveLength(CLUSTER_RUN_QUEUE_SHARDS);
+      const used = new Set(Array.from({ length: 600 }, (_, i) => runQueueOf(names, `thread-${i}`)));
+      expect(used.size).toBe(names.length);
+      // A thread's runs always go to the same shard.
+      expect(runQueueOf(names, 'thread-7')).toBe(runQueueOf(names, 'thread-7'));
+      const prefixes = new Set(names.map((name) => bullPrefixFor(redis.bullmqOptions, name)));
+      expect(prefixes.size).toBe(names.length);
+      for (const prefix of prefixes) expect(prefix).toMatch(/^warren:bull:\{runs-shard\d\}$/);
+    } finally {
+      await redis.close();
+    }
   });
 });
 
