@@ -307,6 +307,16 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
     bullmq = make('bullmq', { maxRetriesPerRequest: null });
     queue = options.failFast ? make('queue', FAIL_FAST) : bullmq;
     const cluster = command as Cluster;
+    if (options.failFast) {
+      // A Cluster client keeps commands for a down cluster in its offline queue with no timeout
+      // (commandTimeout starts once a node has the command): once it has been ready, a request
+      // fails at once while the cluster is away instead, as on a single Redis.
+      for (const client of [cluster, queue as Cluster]) {
+        client.once('ready', () => {
+          client.options.enableOfflineQueue = false;
+        });
+      }
+    }
     const poll = async () => {
       if (cluster.status !== 'ready') return;
       try {

@@ -157,6 +157,10 @@ describe('API processes on a Cluster', () => {
     await cluster.stop();
     await waitFor(async () => (await fetch(`${api}/ready`)).status === 503, '/ready to fail with the cluster down');
     expect((await fetch(`${api}/ok`)).status).toBe(200);
+    // A request that needs Redis fails with 503 {detail}, it does not wait for the cluster.
+    const away = await fetch(`${api}/api/langgraph/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(away.status).toBe(503);
+    expect(((await away.json()) as { detail: string }).detail).toMatch(/Redis is unreachable/);
 
     await cluster.start();
     for (const node of cluster.nodes) tracked(node.child);
