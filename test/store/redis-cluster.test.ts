@@ -174,18 +174,18 @@ describe('API processes on a Cluster', () => {
     const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
     const redis = connectRedis(`redis+cluster://127.0.0.1:${cluster.nodes[0]?.port}`, 'test', log);
     try {
-      await waitFor(() => redis.ready(), 'the cluster client to be ready');
+      await waitFor(async () => redis.ready(), 'the cluster client to be ready');
       await cluster.stop();
-      await waitFor(() => !redis.ready(), 'the client to see the cluster gone');
+      await waitFor(async () => !redis.ready(), 'the client to see the cluster gone');
       // Reconnect attempts go on every ~2 s per node; give them a few rounds.
       const errors = () => lines.filter((l) => l.msg === 'redis connection error').length;
-      await waitFor(() => errors() >= 1, 'the outage to be logged');
+      await waitFor(async () => errors() >= 1, 'the outage to be logged');
       await cluster.start();
       for (const node of cluster.nodes) tracked(node.child);
-      await waitFor(() => redis.ready(), 'the client to be back');
+      await waitFor(async () => redis.ready(), 'the client to be back');
       // One warn per connection (command) for the whole outage: the interval is 30 s.
       expect(errors()).toBe(1);
-      await waitFor(() => lines.some((l) => l.msg === 'redis connection recovered'), 'the recovery to be logged');
+      await waitFor(async () => lines.some((l) => l.msg === 'redis connection recovered'), 'the recovery to be logged');
     } finally {
       await redis.close();
     }

@@ -1,7 +1,8 @@
 // Which Redis the tests run on: one redis-server (the default), or a local 3-master Redis
 // Cluster when WARREN_TEST_REDIS=cluster. Helpers that work on either.
 import { Cluster, Redis } from 'ioredis';
-import { parseRedisTarget, type RedisClient } from '../../src/store/redis.js';
+import type { ConnectionOptions } from 'bullmq';
+import { bullmqOptionsFromUrl, bullPrefixFor, parseRedisTarget, type RedisClient } from '../../src/store/redis.js';
 
 /** True when this test run is on a Redis Cluster (WARREN_TEST_REDIS=cluster). */
 export const onTestCluster = (): boolean => process.env.WARREN_TEST_REDIS === 'cluster';
@@ -25,4 +26,24 @@ export async function scanAll(client: RedisClient, pattern: string): Promise<str
     } while (cursor !== '0');
   }
   return found;
+}
+
+/**
+ * A BullMQ connection to the test Redis, on one Redis or a Cluster (by URL): options on one
+ * Redis, a Cluster client on a Cluster (BullMQ takes one only as an instance), which `close()`
+ * ends. `prefix` is the queue's BullMQ prefix on it.
+ */
+export function testBullmq(url: string): { connection: ConnectionOptions; prefix(queueName: string): string; close(): void } {
+  const target = parseRedisTarget(url);
+  const connection: ConnectionOptions =
+    target.kind === 'single'
+      ? bullmqOptionsFromUrl(url, 'test')
+      : new Cluster(target.nodes, { redisOptions: { maxRetriesPerRequest: null }, dnsLookup: (address, callback) => callback(null, address) });
+  return {
+    connection,
+    prefix: (queueName) => bullPrefixFor(connection, queueName),
+    close: () => {
+      if (connection instanceof Cluster) connection.disconnect();
+    },
+  };
 }
