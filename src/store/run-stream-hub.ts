@@ -106,12 +106,26 @@ interface Watch {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Blocking connections kept for the next thread's reader on a Cluster, at most. */
+const IDLE_READER_CONNECTIONS = 32;
+
 export function createRunStreamHub(options: HubOptions): RunStreamHub {
   const readers = new Map<string, RunStreamHub>();
   let closed = false;
+  // On a Cluster a reader per thread comes and goes with the thread's clients; its connection
+  // (a Cluster client, which costs a slots lookup and a connection to set up) goes back to this
+  // pool for the next one, whatever its thread: a Cluster client reaches every slot.
+  const idle: RedisClient[] = [];
+  const pooled = {
+    take: (name: string) => idle.pop() ?? options.blockingConnection(name),
+    giveBack(connection: RedisClient) {
+      if (closed || idle.length >= IDLE_READER_CONNECTIONS) connection.disconnect();
+      else idle.push(connection);
+    },
+  };
   const readerFor = (group: string): RunStreamHub => {
     let reader = readers.get(group);
-    if (!reader) readers.set(group, (reader = createGroupReader(options, group)));
+    if (!reader) readers.set(group, (reader = createGroupReader(group === '' ? options : { ...options, blockingConnection: pooled.take }, group, group === '' ? undefined : pooled.giveBack)));
     return reader;
   };
   // A thread's reader goes when its last subscriber does (one Redis: the one reader stays).
@@ -163,12 +177,17 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       const closing = all();
       readers.clear();
       await Promise.all(closing.map((reader) => reader.close()));
+      for (const connection of idle.splice(0)) connection.disconnect();
     },
   };
 }
 
-/** One reader: one blocking connection and one XREAD over the followed streams of one read group. */
-function createGroupReader(options: HubOptions, group: string): RunStreamHub {
+/**
+ * One reader: one blocking connection and one XREAD over the followed streams of one read group.
+ * With `giveBack`, closing hands its connection back (once its XREAD has returned) instead of
+ * dropping it.
+ */
+function createGroupReader(options: HubOptions, group: string, giveBack?: (connection: RedisClient) => void): RunStreamHub {
   const { streams } = options;
   const blockMs = options.blockMs ?? 5_000;
   const watches = new Map<string, Watch>();
@@ -179,6 +198,7 @@ function createGroupReader(options: HubOptions, group: string): RunStreamHub {
   let wakeCursor = '0';
   let connection: RedisClient | null = null;
   let looping = false;
+  let loopDone: Promise<void> = Promise.resolve();
   let blocked = false;
   let blockGeneration = 0;
   let rungGeneration = -1;
@@ -349,7 +369,7 @@ function createGroupReader(options: HubOptions, group: string): RunStreamHub {
   /** Brings a stream whose tail is now known into the shared XREAD. */
   const follow = () => {
     if (looping) ring();
-    else void loop().catch((err: unknown) => options.onError?.(err));
+    else void (loopDone = loop().catch((err: unknown) => options.onError?.(err)));
   };
 
   async function catchUp(sub: Sub) {
@@ -457,8 +477,20 @@ function createGroupReader(options: HubOptions, group: string): RunStreamHub {
       // No reader ever ran: no wake stream was written. A reader that is not connected says
       // Redis is away, and no clean-up would reach it.
       const nothingToRemove = connection === null || connection.status !== 'ready';
-      // Disconnecting aborts the pending XREAD BLOCK at once.
-      connection?.disconnect();
+      const idle = [...watches.values()].every((watch) => watch.subs.size === 0);
+      if (giveBack && connection && !nothingToRemove && idle) {
+        // Nobody left to serve: end the pending XREAD BLOCK through the wake stream, and hand the
+        // connection on once it has returned.
+        const kept = connection;
+        if (looping) {
+          await streams.ring(wake).catch(() => undefined);
+          await loopDone;
+        }
+        giveBack(kept);
+      } else {
+        // Disconnecting aborts the pending XREAD BLOCK at once.
+        connection?.disconnect();
+      }
       for (const watch of [...watches.values()]) for (const sub of [...watch.subs]) finish(sub);
       watches.clear();
       pages.clear();
