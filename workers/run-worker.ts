@@ -100,17 +100,18 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
   };
 
   // One BullMQ Worker per run queue (one on a single Redis; the shards on a Cluster, each its
-  // own slot). The process's concurrency is shared out among them, at least one run each: on a
-  // Cluster a process may run up to one run per shard more than WARREN_WORKER_CONCURRENCY when
-  // it is not a multiple of the shard count, and a shard's share caps it when runs crowd one.
+  // own slot). The process's concurrency is shared out among them, the remainder to the first
+  // ones, at least one run each (BullMQ's minimum): on a Cluster the total is exactly
+  // WARREN_WORKER_CONCURRENCY when that is at least the shard count, and a shard's share caps
+  // this process's runs of it, even while its other shares are idle.
   const names = runQueueNames(options.connection, options.queueName);
-  const perQueue = Math.max(1, Math.ceil(options.concurrency / names.length));
+  const share = (k: number) => Math.max(1, Math.floor(options.concurrency / names.length) + (k < options.concurrency % names.length ? 1 : 0));
   const errors = connectionErrorLog(log, { worker: 'runs' });
-  const workers = names.map((name) => {
+  const workers = names.map((name, k) => {
     const worker = new Worker<RunJob>(name, processor, {
       connection: options.connection,
       prefix: bullPrefixFor(options.connection, name),
-      concurrency: perQueue,
+      concurrency: share(k),
       // Measured here: BullMQ's defaults take a dead worker's job over after ~60 s; 10 s / 5 s
       // (our config's defaults) gives ~10 s.
       lockDuration: options.lockDurationMs ?? 10_000,
