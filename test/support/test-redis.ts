@@ -14,6 +14,12 @@ export function connectTestRedis(url: string, options: { maxRetriesPerRequest?: 
   return new Cluster(target.nodes, { redisOptions: options, dnsLookup: (address, callback) => callback(null, address) });
 }
 
+/** The port of one Redis, or of a Cluster's first node (by URL). */
+export function redisPort(url: string): string {
+  const target = parseRedisTarget(url);
+  return target.kind === 'single' ? new URL(url).port || '6379' : String(target.nodes[0]?.port);
+}
+
 /** Every key matching `pattern`, on every master of a Cluster (SCAN is per node). */
 export async function scanAll(client: RedisClient, pattern: string): Promise<string[]> {
   const found: string[] = [];
