@@ -298,7 +298,25 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
   let bullmq: ConnectionOptions;
   let queue: ConnectionOptions;
   let clusterProblem: string | null = target.kind === 'cluster' ? 'Not ready: the Redis Cluster has not answered CLUSTER INFO yet.' : null;
+  // REDIS_URL naming the wrong kind of Redis: found once, logged once, and /ready says it.
+  let misconfigured: string | null = null;
+  const misconfiguration = (problem: string) => {
+    if (misconfigured === null) log.error({ connection: `${role}:command` }, problem);
+    misconfigured = `Not ready: ${problem}`;
+  };
   if (target.kind === 'single') {
+    // One node of a Redis Cluster answers PING like a single Redis, then MOVED to most keys.
+    const single = command as Redis;
+    single.on('ready', () => {
+      single.info('cluster').then(
+        (info) => {
+          if (/cluster_enabled:1/.test(info)) {
+            misconfiguration(`REDIS_URL names one Redis, but ${single.options.host}:${single.options.port} is a node of a Redis Cluster: name the cluster as redis+cluster://host:port[,host:port…].`);
+          }
+        },
+        () => undefined,
+      );
+    });
     bullmq = bullmqOptionsFromUrl(url, role);
     queue = queueOptionsFromUrl(url, role, options.failFast ?? false);
   } else {
@@ -307,6 +325,23 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
     bullmq = make('bullmq', { maxRetriesPerRequest: null });
     queue = options.failFast ? make('queue', FAIL_FAST) : bullmq;
     const cluster = command as Cluster;
+    // A Cluster client that never gets ready may be pointed at a single Redis: ask a seed.
+    const probeSeed = async () => {
+      const [seed] = target.nodes;
+      if (misconfigured !== null || !seed) return;
+      const probe = new Redis({ ...clusterNodeOptions(target), host: seed.host, port: seed.port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        if (/cluster_enabled:0/.test(await probe.info('cluster'))) {
+          misconfiguration(`REDIS_URL names a Redis Cluster, but ${seed.host}:${seed.port} is a single Redis (cluster support disabled): name it as redis://${seed.host}:${seed.port}, or set cluster-enabled yes.`);
+        }
+      } catch {
+        // Not answering: an outage, which readiness reports as such.
+      } finally {
+        probe.disconnect();
+      }
+    };
     if (options.failFast) {
       // A Cluster client keeps commands for a down cluster in its offline queue with no timeout
       // (commandTimeout starts once a node has the command): once it has been ready, a request
@@ -318,7 +353,7 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
       }
     }
     const poll = async () => {
-      if (cluster.status !== 'ready') return;
+      if (cluster.status !== 'ready') return probeSeed();
       try {
         const info = String(await cluster.cluster('INFO'));
         const state = /cluster_state:(\w+)/.exec(info)?.[1];
@@ -333,6 +368,7 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
     timers.push(timer);
   }
   const notReadyReason = (): string | null => {
+    if (misconfigured !== null) return misconfigured;
     if (command.status !== 'ready') return 'Not ready: Redis is unreachable.';
     return clusterProblem;
   };

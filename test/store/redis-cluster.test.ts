@@ -1,5 +1,6 @@
 // Warren on a Redis Cluster, on a real local 3-master cluster made here (whatever
-// WARREN_TEST_REDIS says): REDIS_URL's cluster scheme and its mistakes; API processes pointed at
+// WARREN_TEST_REDIS says): REDIS_URL's cluster scheme and its mistakes (also naming the wrong
+// kind of Redis); run queue shards; the stores across slots; API processes pointed at
 // one node serve requests; /ready fails while the cluster's state is not ok and while it is
 // down, and the process logs the outage once per interval, not per reconnect.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { spawnRedisCluster, type RedisClusterProcess } from '../../src/store/redis-process.js';
+import { spawnRedis, spawnRedisCluster, type RedisClusterProcess } from '../../src/store/redis-process.js';
 import { CLUSTER_RUN_QUEUE_SHARDS, runQueueNames, runQueueOf } from '../../src/queue/run-queue.js';
 import { bullPrefixFor, connectRedis, parseRedisTarget } from '../../src/store/redis.js';
 import { createStores } from '../../src/store/stores.js';
@@ -70,6 +71,28 @@ describe('REDIS_URL for a Redis Cluster', () => {
     expect(problem('redis+cluster://u:secret@h1:7000,h2:99999')).toMatch(/"h2:99999" is not host:port/);
     expect(problem('redis+cluster://u:secret@h1:7000,h2:99999')).not.toContain('secret');
     expect(problem('redis+cluster://h1:7000/3')).toMatch(/no databases/);
+  });
+});
+
+describe('REDIS_URL naming the wrong kind of Redis', () => {
+  it('one Redis named as a cluster, or a cluster node named as one Redis: not ready, saying why, logged once', async () => {
+    const single = await spawnRedis({ dataDir: path.join(home, 'single'), overrides: { appendonly: 'no', save: '' } });
+    tracked(single.child);
+    const lines: { level: number; msg: string }[] = [];
+    const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
+    const asCluster = connectRedis(`redis+cluster://127.0.0.1:${single.port}`, 'test', log, { clusterStateIntervalMs: 100 });
+    const asSingle = connectRedis(`redis://127.0.0.1:${cluster.nodes[0]?.port}`, 'test', log);
+    try {
+      await waitFor(async () => /is a single Redis \(cluster support disabled\)/.test(asCluster.notReadyReason() ?? ''), 'the cluster client to name the problem');
+      await waitFor(async () => /is a node of a Redis Cluster/.test(asSingle.notReadyReason() ?? ''), 'the single client to name the problem');
+      expect(asSingle.ready()).toBe(false);
+      expect(asCluster.notReadyReason()).toContain(`redis://127.0.0.1:${single.port}`);
+      expect(lines.filter((l) => l.level === 50)).toHaveLength(2);
+    } finally {
+      await asCluster.close();
+      await asSingle.close();
+      await single.stop();
+    }
   });
 });
 
