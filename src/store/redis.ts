@@ -263,7 +263,10 @@ function clusterOptions(target: Extract<RedisTarget, { kind: 'cluster' }>, conne
     retryDelayOnClusterDown: 200,
     retryDelayOnFailover: 200,
     retryDelayOnTryAgain: 100,
-    maxRedirections: 16,
+    // Also how often a command whose node connection closed is tried again (every
+    // retryDelayOnFailover): a worker's writes wait out a cluster restart (as they wait for a
+    // single Redis to come back), about 30 s; a request that must fail fast gives up in about 3.
+    maxRedirections: extra.maxRetriesPerRequest === FAIL_FAST.maxRetriesPerRequest ? 16 : 150,
     // New masters and moved slots are learnt without waiting for a MOVED.
     slotsRefreshInterval: 5_000,
     // Cluster nodes announce the address they were configured with: the seeds' hosts resolve.
