@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only a,b] [--servers warren] [--cpu-prof DIR] [--heap-snapshots DIR] [--warren-root DIR] [--slots N] [--tokens N] [--delay-ms N]`
+// `npm run bench [-- --quick] [--only a,b] [--servers warren] [--cpu-prof DIR] [--heap-snapshots DIR] [--warren-root DIR] [--slots N] [--tokens N] [--delay-ms N] [--redis-cluster]`
 // Benchmarks Warren against the official LangGraph JS Agent Server on this machine, one server at
 // a time, with the same graph, scripted model and SDK client, then writes
 // results/<date>.json, results/<date>.svg and the results block of README.md.
@@ -158,12 +158,14 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
     workerConcurrency: options.slots,
     cpuProfDir: options.cpuProfDir,
     heapSnapshotDir: options.heapSnapshotDir,
+    redisCluster: options.redisCluster,
   });
+  const onCluster = options.redisCluster ? ' on a 3-master Redis Cluster' : '';
   try {
     await warmUp(ctx, warren, 'chat');
     await connectionWorkloads(ctx, warren);
     if (options.workloads.has('throughput')) {
-      await series(ctx, warren, { graph: 'chat', slots: options.slots, workers: 1, label: `Warren, 1 worker × ${options.slots}`, levels: options.levels });
+      await series(ctx, warren, { graph: 'chat', slots: options.slots, workers: 1, label: `Warren, 1 worker × ${options.slots}${onCluster}`, levels: options.levels });
     }
     if (options.workloads.has('lead-agent')) {
       await warmUp(ctx, warren, 'lead_agent');
@@ -183,7 +185,7 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
     // Same 50 run slots, split over two worker processes: what scaling out buys on this machine.
     const perWorker = Math.ceil(options.slots / 2);
     say(`warren: restarting with 2 workers × ${perWorker} runs`);
-    const scaled = await startWarren({ projectRoot: ctx.warrenRoot, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: perWorker, workers: 2 });
+    const scaled = await startWarren({ projectRoot: ctx.warrenRoot, graphSpec, modelUrl, gatedModelUrl: ctx.gate.url, workerConcurrency: perWorker, workers: 2, redisCluster: options.redisCluster });
     try {
       await warmUp(ctx, scaled, 'chat', false);
       await series(ctx, scaled, { graph: 'chat', slots: perWorker * 2, workers: 2, label: `Warren, 2 workers × ${perWorker}`, levels: options.levels });

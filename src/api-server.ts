@@ -125,7 +125,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   });
 
   const tracing = startTracing(config.tracing, 'api', env.instanceId);
-  const metrics = createWarrenMetrics({ redis: redis.command, queue: dispatcher.queue, hub, onCollectorError: collectorErrors.error });
+  const metrics = createWarrenMetrics({ redis: redis.command, queue: dispatcher.jobCounts, hub, onCollectorError: collectorErrors.error });
   const cancelSignals: CancelSignals = { publish: (message) => publishCancel(redis.command, message) };
   // Every replica shares extensions_config.json and the threads' files: their read-modify-writes
   // are serialised in Redis, not in this process.
@@ -196,7 +196,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     auth,
     rateLimits: { config: config.rate_limits, backing: rateLimitBacking(redis.command) },
     logSecrets: secrets,
-    redisReady: () => redis.command.status === 'ready',
+    redisReady: () => redis.ready(),
+    redisNotReadyReason: () => redis.notReadyReason(),
     draining: () => closing !== undefined,
     gateway: (scope) => gatewayRoutes(scope, gatewayServices),
     runtime: {

@@ -33,6 +33,8 @@ export interface AppDeps {
   /** Registers the gateway route group (mounted at /api). */
   gateway?: (app: FastifyInstance) => Promise<void>;
   redisReady: () => boolean;
+  /** Why Redis is not ready, for /ready (see SystemRoutesOptions). */
+  redisNotReadyReason?: () => string | null;
   /** True once the process drains (readiness answers 503). */
   draining?: () => boolean;
   /** Renders /metrics. */
@@ -186,6 +188,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(systemRoutes, {
     version: VERSION,
     redisReady: deps.redisReady,
+    ...(deps.redisNotReadyReason ? { redisNotReadyReason: deps.redisNotReadyReason } : {}),
     draining: deps.draining ?? (() => false),
     graphs: () => deps.runtime.graphs.ids(),
     metrics: deps.metrics,

@@ -85,7 +85,15 @@ export class InsufficientStorageError extends WarrenError {
 
 /** How ioredis (and BullMQ through it) fails a command because Redis is not there to answer it. */
 // A plain `ECONNREFUSED` is not among them: an MCP server or a model endpoint refuses that way too.
-const REDIS_UNREACHABLE_MESSAGES = ['Command timed out', 'Connection is closed.', "Stream isn't writeable"];
+const REDIS_UNREACHABLE_MESSAGES = [
+  'Command timed out',
+  'Connection is closed.',
+  "Stream isn't writeable",
+  // A Redis Cluster that is down, or whose state is not ok (a master is gone).
+  "Cluster isn't ready",
+  'CLUSTERDOWN',
+  'Too many Cluster redirections',
+];
 
 /** True when `err`, or an error it was caused by, says Redis could not be reached. */
 export function isRedisUnreachable(err: unknown): boolean {

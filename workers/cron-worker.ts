@@ -9,7 +9,7 @@ import { CronTickJobSchema, cronQueueName, tickOf, type CronTickJob } from '../s
 import { WarrenError } from '../src/errors.js';
 import { checkMessage } from '../src/queue/message.js';
 import { keys } from '../src/store/keys.js';
-import { connectionErrorLog } from '../src/store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../src/store/redis.js';
 
 export interface CronWorkerOptions {
   runQueueName: string;
@@ -39,7 +39,7 @@ export async function startCronWorker(options: CronWorkerOptions): Promise<{ clo
   };
   const worker = new Worker<CronTickJob, void>(cronQueueName(options.runQueueName), processor, {
     connection: options.connection,
-    prefix: keys.bullPrefix(),
+    prefix: bullPrefixFor(options.connection, cronQueueName(options.runQueueName)),
     concurrency: 4,
     lockDuration: options.lockDurationMs,
     stalledInterval: options.stalledIntervalMs,

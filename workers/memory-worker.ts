@@ -13,7 +13,7 @@ import { MemoryUpdateJobSchema, memoryQueueName, type MemoryUpdateJob, type Memo
 import { keys } from '../src/store/keys.js';
 import type { MemoryStore } from '../src/store/memory-store.js';
 import type { MemoryTurn, MemoryTurnStore } from '../src/store/memory-turns.js';
-import { connectionErrorLog } from '../src/store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../src/store/redis.js';
 
 /** How long one update's model call may take. */
 const UPDATE_TIMEOUT_MS = 120_000;
@@ -74,7 +74,7 @@ export async function startMemoryWorker(options: MemoryWorkerOptions): Promise<{
 
   const worker = new Worker<MemoryUpdateJob, void>(memoryQueueName(options.runQueueName), processor, {
     connection: options.connection,
-    prefix: keys.bullPrefix(),
+    prefix: bullPrefixFor(options.connection, memoryQueueName(options.runQueueName)),
     concurrency: 4,
   });
   worker.on('error', connectionErrorLog(log, { worker: 'memory' }).error);

@@ -4,13 +4,13 @@
 // could not be renewed is stopped at once: another worker may already hold it.
 import { SpanKind } from '@opentelemetry/api';
 import { DelayedError, WaitingError, Worker, type ConnectionOptions, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/store/redis.js';
 import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
 import { checkMessage } from '../src/queue/message.js';
-import { RunJobSchema, type RunJob } from '../src/queue/run-queue.js';
+import { RunJobSchema, runQueueNames, type RunJob } from '../src/queue/run-queue.js';
 import { keys } from '../src/store/keys.js';
-import { connectionErrorLog } from '../src/store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../src/store/redis.js';
 import { contextFrom, inSpan } from '../src/tracing/tracing.js';
 import { executeRun, runDueAt, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
 
@@ -19,7 +19,7 @@ export interface RunWorkerOptions {
   connection: ConnectionOptions;
   concurrency: number;
   /** A dedicated connection for control messages. */
-  subscriber: Redis;
+  subscriber: RedisClient;
   executor: ExecutorDeps;
   log: Logger;
   /** Lock and stall timings: a dead worker's run moves to another within lock + interval. */
@@ -29,7 +29,8 @@ export interface RunWorkerOptions {
 }
 
 export interface RunWorker {
-  readonly worker: Worker<RunJob>;
+  /** One per run queue (see run-queue.ts). */
+  readonly workers: Worker<RunJob>[];
   /**
    * Hands running jobs back and stops taking new ones. `force` (Redis is away, so nothing can be
    * handed back) does not wait for them: their locks lapse and another worker takes them over.
@@ -98,27 +99,38 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     return outcome;
   };
 
-  const worker = new Worker<RunJob>(options.queueName, processor, {
-    connection: options.connection,
-    prefix: keys.bullPrefix(),
-    concurrency: options.concurrency,
-    // Measured here: BullMQ's defaults take a dead worker's job over after ~60 s; 10 s / 5 s
-    // (our config's defaults) gives ~10 s.
-    lockDuration: options.lockDurationMs ?? 10_000,
-    stalledInterval: options.stalledIntervalMs ?? 5_000,
-    // Our own attempt counter fails a run after `max_attempts`; BullMQ must not fail it first.
-    maxStalledCount: options.maxStalledCount ?? 10,
-  });
-  // Mostly Redis connection errors, one per reconnect attempt while Redis is away.
-  worker.on('error', connectionErrorLog(log, { worker: 'runs' }).error);
-  // Without its lock the job may be another worker's already: stop it before its next write
-  // (which Redis would refuse anyway).
-  worker.on('lockRenewalFailed', (jobIds: string[]) => {
-    for (const id of jobIds) if (stop(id, 'lost')) log.warn({ run_id: id }, 'lock renewal failed; stopping the run');
-  });
-  worker.on('failed', (job, err) => {
-    // The job id is the run id; the data may be what failed.
-    if (job) log.error({ run_id: job.id, err }, 'run job failed');
+  // One BullMQ Worker per run queue (one on a single Redis; the shards on a Cluster, each its
+  // own slot). The process's concurrency is shared out among them, the remainder to the first
+  // ones, at least one run each (BullMQ's minimum): on a Cluster the total is exactly
+  // WARREN_WORKER_CONCURRENCY when that is at least the shard count, and a shard's share caps
+  // this process's runs of it, even while its other shares are idle.
+  const names = runQueueNames(options.connection, options.queueName);
+  const share = (k: number) => Math.max(1, Math.floor(options.concurrency / names.length) + (k < options.concurrency % names.length ? 1 : 0));
+  const errors = connectionErrorLog(log, { worker: 'runs' });
+  const workers = names.map((name, k) => {
+    const worker = new Worker<RunJob>(name, processor, {
+      connection: options.connection,
+      prefix: bullPrefixFor(options.connection, name),
+      concurrency: share(k),
+      // Measured here: BullMQ's defaults take a dead worker's job over after ~60 s; 10 s / 5 s
+      // (our config's defaults) gives ~10 s.
+      lockDuration: options.lockDurationMs ?? 10_000,
+      stalledInterval: options.stalledIntervalMs ?? 5_000,
+      // Our own attempt counter fails a run after `max_attempts`; BullMQ must not fail it first.
+      maxStalledCount: options.maxStalledCount ?? 10,
+    });
+    // Mostly Redis connection errors, one per reconnect attempt while Redis is away.
+    worker.on('error', errors.error);
+    // Without its lock the job may be another worker's already: stop it before its next write
+    // (which Redis would refuse anyway).
+    worker.on('lockRenewalFailed', (jobIds: string[]) => {
+      for (const id of jobIds) if (stop(id, 'lost')) log.warn({ run_id: id }, 'lock renewal failed; stopping the run');
+    });
+    worker.on('failed', (job, err) => {
+      // The job id is the run id; the data may be what failed.
+      if (job) log.error({ run_id: job.id, err }, 'run job failed');
+    });
+    return worker;
   });
 
   await subscribeControl(options.subscriber, {
@@ -129,11 +141,11 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
 
   let closing: Promise<void> | undefined;
   return {
-    worker,
+    workers,
     close: (force = false) =>
       (closing ??= (async () => {
         for (const id of running.keys()) stop(id, 'shutdown');
-        await worker.close(force);
+        await Promise.all(workers.map((worker) => worker.close(force)));
         options.subscriber.disconnect();
       })()),
   };

@@ -1,7 +1,7 @@
 // Removes the store's expired items every `store.ttl.sweep_interval_minutes`. Expired items
 // already read as absent; the sweep gives their memory back. Every worker runs one, and a lease
 // in Redis lets one of them sweep per interval.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/store/redis.js';
 import type { Logger } from 'pino';
 import { keys } from '../src/store/keys.js';
 import type { ItemStore } from '../src/store/store-items.js';
@@ -12,7 +12,7 @@ export interface StoreSweeper {
   stop(): void;
 }
 
-export function startStoreSweeper(redis: Redis, items: Pick<ItemStore, 'sweepExpired'>, intervalMs: number, holder: string, log: Logger): StoreSweeper {
+export function startStoreSweeper(redis: RedisClient, items: Pick<ItemStore, 'sweepExpired'>, intervalMs: number, holder: string, log: Logger): StoreSweeper {
   const sweepOnce = async () => {
     const leased = await redis.set(keys.storeSweepLease(), holder, 'PX', intervalMs, 'NX');
     if (leased !== 'OK') return 0;

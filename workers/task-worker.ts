@@ -2,13 +2,13 @@
 // the job's progress (the parent run streams it); its result text is the job's return value.
 import { context, SpanKind, type Context } from '@opentelemetry/api';
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../src/store/redis.js';
 import type { Logger } from 'pino';
 import { subscribeControl } from '../src/queue/control.js';
 import { checkMessage } from '../src/queue/message.js';
 import { TaskJobSchema, taskQueueName, type TaskJob, type TaskProgress } from '../src/queue/task-queue.js';
 import { keys } from '../src/store/keys.js';
-import { connectionErrorLog } from '../src/store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../src/store/redis.js';
 import { contextFrom, inSpan } from '../src/tracing/tracing.js';
 import type { SubagentRunner } from '../graphs/lead-agent/subagents.js';
 import type { RunObserver } from './run-executor/run-observer.js';
@@ -17,7 +17,7 @@ export interface TaskWorkerOptions {
   runQueueName: string;
   connection: ConnectionOptions;
   concurrency: number;
-  subscriber: Redis;
+  subscriber: RedisClient;
   runner: SubagentRunner;
   observe?: ObserveTask;
   timeoutMs: number;
@@ -58,7 +58,7 @@ export async function startTaskWorker(options: TaskWorkerOptions): Promise<{ clo
   };
   const worker = new Worker<TaskJob, string>(taskQueueName(options.runQueueName), processor, {
     connection: options.connection,
-    prefix: keys.bullPrefix(),
+    prefix: bullPrefixFor(options.connection, taskQueueName(options.runQueueName)),
     concurrency: options.concurrency,
     name: options.workerName,
     lockDuration: 10_000,

@@ -12,7 +12,7 @@ import { assertPublicHost, guardedAgent } from '../src/net/outbound-guard.js';
 import { checkMessage } from '../src/queue/message.js';
 import { WebhookJobSchema, webhookQueueName, type WebhookJob } from '../src/queue/webhook-queue.js';
 import { keys } from '../src/store/keys.js';
-import { connectionErrorLog } from '../src/store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../src/store/redis.js';
 import { publicRun, type RunStore } from '../src/store/runs.js';
 
 export interface WebhookWorkerOptions {
@@ -72,7 +72,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
 
   const worker = new Worker<WebhookJob, void>(webhookQueueName(options.runQueueName), processor, {
     connection: options.connection,
-    prefix: keys.bullPrefix(),
+    prefix: bullPrefixFor(options.connection, webhookQueueName(options.runQueueName)),
     concurrency: 8,
   });
   worker.on('error', connectionErrorLog(log, { worker: 'webhooks' }).error);

@@ -57,6 +57,8 @@ export interface BenchOptions {
    * `git worktree` of an older commit with its own `npm ci && npm run build`): before and after.
    */
   warrenRoot: string | null;
+  /** Warren on a local 3-master Redis Cluster instead of one redis-server (`--redis-cluster`). */
+  redisCluster: boolean;
 }
 
 const QUICK = {
@@ -137,6 +139,7 @@ export function readOptions(argv: readonly string[]): BenchOptions {
       'cpu-prof': { type: 'string' },
       'heap-snapshots': { type: 'string' },
       'warren-root': { type: 'string' },
+      'redis-cluster': { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -175,5 +178,6 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     cpuProfDir: values['cpu-prof'] ? path.resolve(values['cpu-prof']) : null,
     heapSnapshotDir: values['heap-snapshots'] ? path.resolve(values['heap-snapshots']) : null,
     warrenRoot: values['warren-root'] ? path.resolve(values['warren-root']) : null,
+    redisCluster: values['redis-cluster'],
   };
 }

@@ -8,7 +8,7 @@ import { collectGarbage, GC_HOOK_ARGS } from '../lib/gc.ts';
 import { freePort, startChild, stopChild, type Child } from '../lib/processes.ts';
 import { waitFor } from '../lib/wait.ts';
 import type { BenchServer } from './bench-server.ts';
-import { startRedis } from './redis.ts';
+import { startRedis, startRedisCluster } from './redis.ts';
 import { scrapeOpenStreams, scrapeRelayLag } from './warren-metrics.ts';
 
 export interface WarrenOptions {
@@ -25,6 +25,8 @@ export interface WarrenOptions {
   cpuProfDir?: string | null;
   /** Each forced GC of the API writes a heap snapshot here instead. */
   heapSnapshotDir?: string | null;
+  /** A local 3-master Redis Cluster instead of one redis-server. */
+  redisCluster?: boolean;
 }
 
 export interface WarrenServer extends BenchServer {
@@ -46,7 +48,7 @@ function configYaml(options: WarrenOptions): string {
 
 export async function startWarren(options: WarrenOptions): Promise<WarrenServer> {
   const home = mkdtempSync(path.join(tmpdir(), 'warren-bench-'));
-  const redis = await startRedis(options.projectRoot, home);
+  const redis = options.redisCluster ? await startRedisCluster(options.projectRoot, home) : await startRedis(options.projectRoot, home);
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, configYaml(options));
   const port = await freePort();
@@ -100,7 +102,7 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
     processes: {
       api: api.child.pid as number,
       ...Object.fromEntries(workers.map((w, i) => [workers.length === 1 ? 'worker' : `worker-${i}`, w.child.pid as number])),
-      redis: redis.pid,
+      ...redis.processes,
     },
     idsCarryAppendTime: true,
     relayLag: () => scrapeRelayLag(baseUrl),

@@ -61,7 +61,10 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => void stopAll(0, 'SIGHUP'));
   onParentExit(() => void stopAll(0, 'parent exited'));
 
-  if (!(await redisAnswers(env.redisUrl))) {
+  if (/^rediss?\+cluster:/.test(env.redisUrl)) {
+    // A Redis Cluster is the operator's to run: `npm start` never makes one.
+    log(`using the Redis Cluster at ${env.redisUrl.replace(/\/\/[^@/]*@/, '//***@')}`);
+  } else if (!(await redisAnswers(env.redisUrl))) {
     const url = new URL(env.redisUrl);
     if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname)) {
       throw new ConfigError(`Nothing answers at REDIS_URL=${env.redisUrl}, and it is not local, so Warren will not start one.`);

@@ -14,7 +14,8 @@ export const EnvConfigSchema = Type.Object({
    * dropped or reset. Node's default is 511; Linux clamps the value to net.core.somaxconn.
    */
   listenBacklog: Type.Integer({ minimum: 1, maximum: 65_535 }),
-  redisUrl: Type.String({ pattern: '^rediss?://' }),
+  /** `redis://`/`rediss://` for one Redis, `redis+cluster://h1:p1,h2:p2` for a Redis Cluster (store/redis.ts). */
+  redisUrl: Type.String({ pattern: '^rediss?(\\+cluster)?://' }),
   /** Absolute path of WARREN_HOME, which holds `threads/`. */
   home: Type.String({ minLength: 1 }),
   /** Absolute path of extensions_config.json. */

@@ -1,7 +1,7 @@
 // Liveness, readiness and build information. `/ok` (and its alias `/health`) is liveness: the
 // process runs, whatever Redis does, so an orchestrator never restarts it over a Redis blip.
-// `/ready` is readiness: 503 while Redis is unreachable or the process drains, so a load
-// balancer sends requests elsewhere. Both stay cheap: they are polled every few seconds.
+// `/ready` is readiness: 503 while Redis is unreachable (a Cluster: or its state is not ok) or
+// the process drains, so a load balancer sends requests elsewhere. Both stay cheap: they are polled every few seconds.
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 
@@ -9,6 +9,8 @@ export interface SystemRoutesOptions {
   version: string;
   /** True when Redis answers; /ok reports it without failing liveness on a blip. */
   redisReady: () => boolean;
+  /** Why Redis is not ready (a Redis Cluster whose state is not ok, say); the generic reason when absent. */
+  redisNotReadyReason?: () => string | null;
   /** True once the process has started to shut down. */
   draining: () => boolean;
   graphs: () => string[];
@@ -19,9 +21,9 @@ export interface SystemRoutesOptions {
 const Detail = Type.Object({ detail: Type.String() });
 
 /** Why this process should get no traffic now, or null when it is ready. */
-export function notReadyReason(opts: Pick<SystemRoutesOptions, 'redisReady' | 'draining'>): string | null {
+export function notReadyReason(opts: Pick<SystemRoutesOptions, 'redisReady' | 'redisNotReadyReason' | 'draining'>): string | null {
   if (opts.draining()) return 'Not ready: this process is shutting down.';
-  if (!opts.redisReady()) return 'Not ready: Redis is unreachable.';
+  if (!opts.redisReady()) return opts.redisNotReadyReason?.() ?? 'Not ready: Redis is unreachable.';
   return null;
 }
 

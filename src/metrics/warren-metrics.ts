@@ -2,7 +2,7 @@
 // lag, conversions), and what it reads from Redis when scraped (queue depth, runs by status).
 // Metric names are the ones dashboards already use; the HTTP and process metrics are new.
 import type { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis.js';
 import { Gauge, Histogram, Counter, type Registry } from 'prom-client';
 import { keys } from '../store/keys.js';
 import type { RunStreamHub } from '../store/run-stream-hub.js';
@@ -23,7 +23,7 @@ export interface WarrenMetrics {
 }
 
 interface Sources {
-  redis: Redis;
+  redis: RedisClient;
   queue: Pick<Queue, 'getJobCounts'>;
   hub: Pick<RunStreamHub, 'stats'>;
   /** Hears why a Redis read failed (that scrape goes without those series). */
@@ -134,6 +134,6 @@ export function createWarrenMetrics({ redis, queue, hub, onCollectorError }: Sou
 }
 
 /** The worker's side: count a run's final status, across the cluster. */
-export async function countFinishedRun(redis: Redis, status: string): Promise<void> {
+export async function countFinishedRun(redis: RedisClient, status: string): Promise<void> {
   await redis.hincrby(keys.runsByStatus(), status, 1);
 }

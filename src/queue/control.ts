@@ -1,7 +1,7 @@
 // Control messages over pub/sub: cancel requests (runs and sub-agent tasks), configuration
 // changes and chat-channel restarts. Pub/sub cannot replay, which is fine here: a run's cancel is also recorded on the
 // run, and workers re-read it; a task that misses its cancel ends at its own timeout.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis.js';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
@@ -31,19 +31,19 @@ export const ChannelRestartSchema = Type.Object({
 });
 export type ChannelRestart = Static<typeof ChannelRestartSchema>;
 
-export async function publishChannelRestart(redis: Redis, message: ChannelRestart): Promise<void> {
+export async function publishChannelRestart(redis: RedisClient, message: ChannelRestart): Promise<void> {
   await redis.publish(keys.channelRestartChannel(), JSON.stringify(message));
 }
 
-export async function publishCancel(redis: Redis, message: CancelMessage): Promise<void> {
+export async function publishCancel(redis: RedisClient, message: CancelMessage): Promise<void> {
   await redis.publish(keys.cancelChannel(), JSON.stringify(message));
 }
 
-export async function publishTaskCancel(redis: Redis, message: TaskCancelMessage): Promise<void> {
+export async function publishTaskCancel(redis: RedisClient, message: TaskCancelMessage): Promise<void> {
   await redis.publish(keys.taskCancelChannel(), JSON.stringify(message));
 }
 
-export async function publishConfigChanged(redis: Redis, message: ConfigChanged): Promise<void> {
+export async function publishConfigChanged(redis: RedisClient, message: ConfigChanged): Promise<void> {
   await redis.publish(keys.configChangedChannel(), JSON.stringify(message));
 }
 
@@ -58,7 +58,7 @@ export interface ControlHandlers {
  * Subscribes `subscriber` (a dedicated connection) to the control channels. A message that does
  * not match its schema (another release sent it) is logged and skipped.
  */
-export async function subscribeControl(subscriber: Redis, handlers: ControlHandlers, log: Logger): Promise<void> {
+export async function subscribeControl(subscriber: RedisClient, handlers: ControlHandlers, log: Logger): Promise<void> {
   const channels: string[] = [];
   if (handlers.onCancel) channels.push(keys.cancelChannel());
   if (handlers.onTaskCancel) channels.push(keys.taskCancelChannel());

@@ -7,7 +7,7 @@ import { Queue, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { keys } from '../store/keys.js';
-import { connectionErrorLog } from '../store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../store/redis.js';
 import type { StoredCron } from '../store/records.js';
 import { dropConnection } from './run-queue.js';
 
@@ -36,7 +36,7 @@ const mayFire = (cron: StoredCron): boolean => cron.enabled && (cron.end_time ==
 
 export function createCronScheduler(connection: ConnectionOptions, runQueueName: string, log: Logger): CronScheduler {
   const name = cronQueueName(runQueueName);
-  const queue = new Queue<CronTickJob>(name, { connection, prefix: keys.bullPrefix() });
+  const queue = new Queue<CronTickJob>(name, { connection, prefix: bullPrefixFor(connection, name) });
   queue.on('error', connectionErrorLog(log, { queue: name }).error);
   return {
     async sync(cron) {

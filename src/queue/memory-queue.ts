@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { keys } from '../store/keys.js';
 import type { MemoryTurn, MemoryTurnStore } from '../store/memory-turns.js';
-import { connectionErrorLog } from '../store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../store/redis.js';
 import { dropConnection } from './run-queue.js';
 
 export const MemoryUpdateJobSchema = Type.Object({
@@ -44,7 +44,7 @@ export function createMemoryUpdateQueue(
   log: Logger,
 ): MemoryUpdateQueue {
   const name = memoryQueueName(runQueueName);
-  const queue = new Queue<MemoryUpdateJob, void, typeof MEMORY_UPDATE_JOB_NAME>(name, { connection, prefix: keys.bullPrefix() });
+  const queue = new Queue<MemoryUpdateJob, void, typeof MEMORY_UPDATE_JOB_NAME>(name, { connection, prefix: bullPrefixFor(connection, name) });
   queue.on('error', connectionErrorLog(log, { queue: name }).error);
   const claimMs = debounceMs + CLAIM_SLACK_MS;
 

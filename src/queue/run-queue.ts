@@ -1,11 +1,18 @@
 // The API–worker contract for runs: the queue's name, a job's data, and dispatching.
 // A job only points at a run; the run record in Redis is the truth.
+//
+// On a single Redis runs go to one BullMQ queue, named WARREN_QUEUE. On a Redis Cluster a queue
+// is one slot (its keys share a tag), so runs are spread over CLUSTER_RUN_QUEUE_SHARDS queues,
+// `<WARREN_QUEUE>-shard<k>`, by thread: all runs of a thread go to one shard, and every worker
+// consumes every shard. One active run per thread and the multitask strategies are kept by the
+// run scripts (the thread's active-run key and run queue), not by BullMQ, so they hold across
+// shards.
 import { SpanKind } from '@opentelemetry/api';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { keys } from '../store/keys.js';
-import { connectionErrorLog } from '../store/redis.js';
+import { bullPrefixFor, connectionErrorLog, isCluster } from '../store/redis.js';
 import { inSpan, traceCarrier } from '../tracing/tracing.js';
 
 /** W3C trace context of whoever enqueued the run, so the worker's spans join its trace. */
@@ -24,6 +31,26 @@ export type RunJob = Static<typeof RunJobSchema>;
 
 /** BullMQ job name for a run. */
 export const RUN_JOB_NAME = 'run';
+
+/**
+ * Run queues on a Redis Cluster. Every process must agree on it (it is not configurable for
+ * that reason): lowering it would strand the jobs of the shards no worker reads any more.
+ */
+export const CLUSTER_RUN_QUEUE_SHARDS = 6;
+
+/** The run queues on this connection: `[queueName]` on one Redis, the shards on a Cluster. */
+export function runQueueNames(connection: ConnectionOptions, queueName: string): string[] {
+  if (!isCluster(connection)) return [queueName];
+  return Array.from({ length: CLUSTER_RUN_QUEUE_SHARDS }, (_, k) => `${queueName}-shard${k}`);
+}
+
+/** The queue of `names` that takes the thread's runs (FNV-1a of the thread id). */
+export function runQueueOf(names: readonly string[], threadId: string): string {
+  if (names.length === 1) return names[0] as string;
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < threadId.length; i++) hash = Math.imul(hash ^ threadId.charCodeAt(i), 0x01000193);
+  return names[(hash >>> 0) % names.length] as string;
+}
 
 export interface RunDispatcher {
   /**
@@ -48,15 +75,37 @@ export function dropConnection(closeable: { disconnect(): Promise<void> }): Prom
 }
 
 export function createRunQueue(connection: ConnectionOptions, queueName: string, log: Logger) {
-  const queue = new Queue<RunJob, unknown, typeof RUN_JOB_NAME>(queueName, { connection, prefix: keys.bullPrefix() });
-  // Without a listener, a Redis blip would surface as an unhandled 'error' event.
-  queue.on('error', connectionErrorLog(log, { queue: queueName }).error);
-  const dispatcher: RunDispatcher & { queue: typeof queue } = {
-    queue,
+  const names = runQueueNames(connection, queueName);
+  const queues = new Map(
+    names.map((name) => {
+      const queue = new Queue<RunJob, unknown, typeof RUN_JOB_NAME>(name, { connection, prefix: bullPrefixFor(connection, name) });
+      // Without a listener, a Redis blip would surface as an unhandled 'error' event.
+      queue.on('error', connectionErrorLog(log, { queue: queueName }).error);
+      return [name, queue] as const;
+    }),
+  );
+  const queueFor = (threadId: string) => queues.get(runQueueOf(names, threadId)) as Queue<RunJob, unknown, typeof RUN_JOB_NAME>;
+  const dispatcher: RunDispatcher & {
+    /** The queue that takes the thread's runs. */
+    queueFor: typeof queueFor;
+    /** Job counts summed over every run queue (metrics). */
+    jobCounts: Pick<Queue, 'getJobCounts'>;
+  } = {
+    queueFor,
+    jobCounts: {
+      async getJobCounts(...types) {
+        const total: Record<string, number> = {};
+        for (const counts of await Promise.all([...queues.values()].map((queue) => queue.getJobCounts(...types)))) {
+          for (const [type, n] of Object.entries(counts)) total[type] = (total[type] ?? 0) + n;
+        }
+        return total;
+      },
+    },
     async dispatch(threadId, runId, startsAt) {
+      const queue = queueFor(threadId);
       const delay = startsAt === undefined ? 0 : Math.max(0, startsAt - Date.now());
-      const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': queueName, 'warren.run_id': runId, 'warren.thread_id': threadId };
-      await inSpan(`enqueue ${queueName}`, SpanKind.PRODUCER, attributes, async () => {
+      const attributes = { 'messaging.system': 'bullmq', 'messaging.destination.name': queue.name, 'warren.run_id': runId, 'warren.thread_id': threadId };
+      await inSpan(`enqueue ${queue.name}`, SpanKind.PRODUCER, attributes, async () => {
         // The enqueue span's context: the worker's run span becomes its child.
         const traceContext = traceCarrier();
         await queue.add(
@@ -74,17 +123,24 @@ export function createRunQueue(connection: ConnectionOptions, queueName: string,
       });
     },
     async promote(runId) {
-      const job = await queue.getJob(runId);
-      if (!job || !(await job.isDelayed())) return;
-      try {
-        await job.promote();
-      } catch (err) {
-        // A job that stopped being delayed in between (its delay ran out) needs nothing: the
-        // worker reads the cancel flag when it claims the run.
-        if (await job.isDelayed()) throw err;
+      // The run id alone names no shard: ask each (one on a single Redis).
+      for (const queue of queues.values()) {
+        const job = await queue.getJob(runId);
+        if (!job) continue;
+        if (!(await job.isDelayed())) return;
+        try {
+          await job.promote();
+        } catch (err) {
+          // A job that stopped being delayed in between (its delay ran out) needs nothing: the
+          // worker reads the cancel flag when it claims the run.
+          if (await job.isDelayed()) throw err;
+        }
+        return;
       }
     },
-    close: (force = false) => (force ? dropConnection(queue) : queue.close()),
+    close: async (force = false) => {
+      await Promise.all([...queues.values()].map((queue) => (force ? dropConnection(queue) : queue.close())));
+    },
   };
   return dispatcher;
 }

@@ -6,13 +6,13 @@
 // parent run streams it through its own (fenced) writer, like every other event of the run.
 import type { Callbacks } from '@langchain/core/callbacks/manager';
 import { Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis.js';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { TaskTimeoutError } from '../errors.js';
 import { keys } from '../store/keys.js';
-import { connectionErrorLog } from '../store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../store/redis.js';
 import { traceCarrier } from '../tracing/tracing.js';
 import { publishTaskCancel } from './control.js';
 import { dropConnection, TraceContextSchema } from './run-queue.js';
@@ -68,10 +68,10 @@ export interface TaskDispatcher {
   close(force?: boolean): Promise<void>;
 }
 
-export function createTaskDispatcher(connection: ConnectionOptions, runQueueName: string, control: Redis, log: Logger): TaskDispatcher {
+export function createTaskDispatcher(connection: ConnectionOptions, runQueueName: string, control: RedisClient, log: Logger): TaskDispatcher {
   const name = taskQueueName(runQueueName);
-  const queue = new Queue<TaskJob, string, typeof TASK_JOB_NAME>(name, { connection, prefix: keys.bullPrefix() });
-  const events = new QueueEvents(name, { connection, prefix: keys.bullPrefix() });
+  const queue = new Queue<TaskJob, string, typeof TASK_JOB_NAME>(name, { connection, prefix: bullPrefixFor(connection, name) });
+  const events = new QueueEvents(name, { connection, prefix: bullPrefixFor(connection, name) });
   queue.on('error', connectionErrorLog(log, { queue: name }).error);
   events.on('error', connectionErrorLog(log, { queue: name, role: 'events' }).error);
   const progressListeners = new Map<string, (message: string) => void>();

@@ -6,7 +6,7 @@ import { Queue, type ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { keys } from '../store/keys.js';
-import { connectionErrorLog } from '../store/redis.js';
+import { bullPrefixFor, connectionErrorLog } from '../store/redis.js';
 import { dropConnection } from './run-queue.js';
 
 export const WebhookJobSchema = Type.Object({
@@ -36,7 +36,7 @@ export interface WebhookDispatcher {
 
 export function createWebhookDispatcher(connection: ConnectionOptions, runQueueName: string, retry: WebhookRetry, log: Logger): WebhookDispatcher {
   const name = webhookQueueName(runQueueName);
-  const queue = new Queue<WebhookJob, void, typeof WEBHOOK_JOB_NAME>(name, { connection, prefix: keys.bullPrefix() });
+  const queue = new Queue<WebhookJob, void, typeof WEBHOOK_JOB_NAME>(name, { connection, prefix: bullPrefixFor(connection, name) });
   queue.on('error', connectionErrorLog(log, { queue: name }).error);
   return {
     async enqueue(job) {

@@ -1,7 +1,7 @@
 // AssistantStore: user-created assistants and their versions. Knows Redis, not HTTP.
 // A record is the assistant's current version; every write is a compare-and-set on its
 // `max_version` (save-assistant-2.lua), so replicas never hand out one version number twice.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import { createOwnerIndex } from './owners.js';
 import { parseJson } from './json.js';
@@ -40,7 +40,7 @@ export interface AssistantStore {
   all(owner?: string): Promise<Assistant[]>;
 }
 
-export function createAssistantStore(redis: Redis, scripts: Record<string, ScriptCaller>): AssistantStore {
+export function createAssistantStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): AssistantStore {
   const saveScript = requireScript(scripts, 'saveAssistant');
   const owners = createOwnerIndex(redis);
 
@@ -94,13 +94,11 @@ export function createAssistantStore(redis: Redis, scripts: Record<string, Scrip
     async all(owner) {
       // Fine to tens of thousands of assistants (each is a small record); search filters in memory.
       const ids = owner === undefined ? await redis.zrange(keys.assistantIndex(), 0, -1) : await owners.ids('assistants', owner);
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hget(keys.assistant(id), 'record');
-      const replies = (await pipeline.exec()) ?? [];
+      // Each assistant is its own slot: one HGET each, sent together.
+      const replies = await Promise.all(ids.map((id) => redis.hget(keys.assistant(id), 'record')));
       const out: Assistant[] = [];
-      for (const [err, raw] of replies) {
-        if (err) throw err;
-        const assistant = parseJson<Assistant | null>(raw as string | null, null);
+      for (const raw of replies) {
+        const assistant = parseJson<Assistant | null>(raw, null);
         if (assistant) out.push(assistant);
       }
       return out;

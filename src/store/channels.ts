@@ -8,7 +8,7 @@
 // A holder that dies stops renewing, the key expires, and another process's next try takes it.
 // A holder that stalls past its lease learns it at its next renewal or offset write, both checked
 // against its token, and stops.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import { nowIso } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
@@ -89,7 +89,7 @@ const entriesOf = (reply: StreamReply | null): InboxEntry[] =>
  * Waits up to `blockMs` for inbox entries after `after`, on a connection of its own (a blocking
  * read holds its connection): an empty list when none came.
  */
-export async function waitForInbox(blocking: Redis, channel: ChannelName, after: string, blockMs: number): Promise<InboxEntry[]> {
+export async function waitForInbox(blocking: RedisClient, channel: ChannelName, after: string, blockMs: number): Promise<InboxEntry[]> {
   const reply = (await blocking.xread('COUNT', 50, 'BLOCK', blockMs, 'STREAMS', keys.channelInbox(channel), after)) as [string, StreamReply][] | null;
   return entriesOf(reply?.[0]?.[1] ?? null);
 }
@@ -105,7 +105,7 @@ const parseOwed = (json: string): OwedReply | null => {
   }
 };
 
-export function createChannelStore(redis: Redis, scripts: Record<string, ScriptCaller>): ChannelStore {
+export function createChannelStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): ChannelStore {
   const extendLock = requireScript(scripts, 'extendLock');
   const releaseLock = requireScript(scripts, 'releaseLock');
   const raiseChannelOffset = requireScript(scripts, 'raiseChannelOffset');

@@ -28,7 +28,8 @@ import {
   type SerializerProtocol,
   type WritesSortKey,
 } from '@langchain/langgraph-checkpoint';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import type { RunFence } from './records.js';
 import { loadScripts, requireScript, type ScriptCaller } from './scripts.js';
@@ -129,7 +130,7 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
   private readonly dropCheckpointsScript: ScriptCaller;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     serde?: SerializerProtocol,
     private readonly writeFence?: WriteFence,
     // A run's view reuses its parent's callers: loading reads the scripts folder.

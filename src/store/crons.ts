@@ -1,7 +1,7 @@
 // CronStore: cron records and their indexes (all, by assistant, by thread). Knows Redis, not
 // HTTP or BullMQ. A record is one hash field holding JSON; a change is a compare-and-set on it
 // (replace-hash-field-1.lua), so two replicas patching one cron never lose a change.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { ANONYMOUS_USER } from '../auth/identity.js';
 import { keys } from './keys.js';
 import { parseJson } from './json.js';
@@ -34,7 +34,7 @@ const OWNER = 'owner';
 /** Lost compare-and-sets in a row before giving up (each one means another write landed). */
 const MAX_ATTEMPTS = 20;
 
-export function createCronStore(redis: Redis, scripts: Record<string, ScriptCaller>): CronStore {
+export function createCronStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): CronStore {
   const replaceScript = requireScript(scripts, 'replaceHashField');
   const raiseScript = requireScript(scripts, 'raiseHashField');
   const ownerOf = (cron: StoredCron): string => cron.user_id ?? ANONYMOUS_USER;
@@ -95,11 +95,10 @@ export function createCronStore(redis: Redis, scripts: Record<string, ScriptCall
         owner !== undefined ? keys.ownerIndex(owner, 'crons') : threadId ? keys.threadCrons(threadId) : assistantId ? keys.assistantCrons(assistantId) : keys.cronIndex();
       const ids = await redis.zrange(index, 0, -1);
       if (ids.length === 0) return [];
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hget(keys.cron(id), RECORD);
-      const replies = (await pipeline.exec()) ?? [];
+      // Each cron is its own slot: one HGET each, sent together.
+      const replies = await Promise.all(ids.map((id) => redis.hget(keys.cron(id), RECORD)));
       return replies
-        .map(([, raw]) => parseJson<StoredCron | null>(raw as string | null, null))
+        .map((raw) => parseJson<StoredCron | null>(raw, null))
         .filter((c): c is StoredCron => c !== null && (!assistantId || c.assistant_id === assistantId) && (!threadId || c.thread_id === threadId));
     },
   };

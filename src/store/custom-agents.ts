@@ -1,7 +1,7 @@
 // Custom agents (DeerFlow's `/api/agents`): a persona (`soul`), a model and a tool-group list
 // under a name. Every agent is one field of one hash, so a create is one HSETNX and every API
 // replica and worker reads the same set; nothing is kept on disk.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { keys } from './keys.js';
@@ -53,7 +53,7 @@ const parse = (json: string): CustomAgent | null => {
   return Value.Check(CustomAgentSchema, value) ? value : null;
 };
 
-export function createCustomAgentStore(redis: Redis, scripts: Record<string, ScriptCaller>): CustomAgentStore {
+export function createCustomAgentStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): CustomAgentStore {
   const key = keys.customAgents();
   const replaceField = requireScript(scripts, 'replaceHashField');
   const owners = createOwnerIndex(redis);

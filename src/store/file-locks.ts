@@ -13,7 +13,7 @@
 // process take the lock in arrival order, and only the first of them waits on Redis. A wait is
 // bounded: past `waitMs` the request gets a 503 rather than hanging.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import type { WriteGuard } from '../config/atomic-file.js';
 import { ServiceUnavailableError } from '../errors.js';
 import { keys } from './keys.js';
@@ -70,7 +70,7 @@ function createKeyedQueue() {
   };
 }
 
-export function createFileLocks(redis: Redis, settings: Partial<FileLockSettings> = {}): FileLocks {
+export function createFileLocks(redis: RedisClient, settings: Partial<FileLockSettings> = {}): FileLocks {
   const { leaseMs, waitMs } = { ...DEFAULT_FILE_LOCK_SETTINGS, ...settings };
   const scripts = loadScripts(redis);
   const extendLock = requireScript(scripts, 'extendLock');

@@ -1,8 +1,25 @@
 // The one place that names Redis keys and channels. No other file holds a key literal.
 //
-// Everything that belongs to one thread carries the hash tag `{thread_id}`, so a thread's
-// multi-key scripts stay on one slot of a Redis Cluster. Global indexes have no tag and are
-// only ever touched by single-key commands.
+// Redis Cluster (REDIS_URL=redis+cluster://…): every multi-key command, script, MULTI and
+// pipeline names keys of one hash slot only. The rules that keep it so:
+//
+// - Everything that belongs to one thread carries the hash tag `{thread_id}`, so a thread's
+//   multi-key scripts stay on one slot. Likewise `{assistant_id}`, `{cron_id}`, `{store}`,
+//   `{memory:<user>}`, `{<channel>}`: one tag per thing a script changes at once.
+// - Global indexes (threads by update time, run → thread, checkpointed threads, crons,
+//   assistants) are single untagged keys, each on whatever slot its name hashes to. They are
+//   only ever touched by single-key commands, never inside a script, MULTI or pipeline with
+//   another key: the record is written first and indexed after, and on delete unindexed after
+//   it is gone, so a reader that finds an index entry without a record skips it. Cost: each
+//   index is one key on one node (all its writes go there; its size is bounded by that node's
+//   memory), and a write is one more round trip, not atomic with the record. Per-owner indexes
+//   follow the same rule (a single key each, its own commands).
+// - Readers that fetch many records of different threads (thread search, runs everywhere)
+//   send one command per record, all at once (auto-pipelined on a single Redis).
+// - BullMQ: on a Cluster each queue's prefix carries the queue as tag (`bullPrefix`), so each
+//   queue is one slot and different queues spread over the nodes.
+//
+// On a single Redis all names are unchanged from before Cluster support.
 
 export const KEY_PREFIX = 'warren';
 
@@ -40,10 +57,13 @@ export const keys = {
   runStream: (threadId: string, runId: string) => `${tag(threadId)}:run:${runId}:stream`,
   /**
    * Stream of one entry at most: an API process's stream hub adds to it to end its blocking
-   * XREAD early (when a new run's stream must join it). Expires unless in use.
+   * XREAD early (when a new run's stream must join it). Expires unless in use. On a Cluster a
+   * hub reads per slot, and each reader's wake stream carries the tag of the thread whose
+   * streams it reads (`slotOf`), so the XREAD stays on one slot.
    */
-  streamHubWake: (hubId: string) => `${KEY_PREFIX}:stream-hub:${hubId}:wake`,
-  /** Hash: run id → thread id, so a run can be found from its id alone. */
+  streamHubWake: (hubId: string, slotOf?: string) =>
+    slotOf === undefined ? `${KEY_PREFIX}:stream-hub:${hubId}:wake` : `${tag(slotOf)}:stream-hub:${hubId}:wake`,
+  /** Hash: run id → thread id, so a run can be found from its id alone (global index: single-key commands only). */
   runThreads: () => `${KEY_PREFIX}:run-threads`,
 
   // ── assistants ──────────────────────────────────────────────────────────────────────────
@@ -174,8 +194,12 @@ export const keys = {
   runsByStatus: () => `${KEY_PREFIX}:metrics:runs-by-status`,
 
   // ── BullMQ ──────────────────────────────────────────────────────────────────────────────
-  /** BullMQ's own key prefix; it appends `:<queue>:<suffix>` itself. */
-  bullPrefix: () => `${KEY_PREFIX}:bull`,
+  /**
+   * BullMQ's own key prefix; it appends `:<queue>:<suffix>` itself. BullMQ's scripts touch many
+   * keys of a queue at once, so on a Cluster the prefix carries the queue as hash tag
+   * (`warren:bull:{runs}:runs:wait`): one queue, one slot; several queues, several slots.
+   */
+  bullPrefix: (queueName: string, cluster: boolean) => (cluster ? `${KEY_PREFIX}:bull:{${queueName}}` : `${KEY_PREFIX}:bull`),
 } as const;
 
 /** Every key of one thread matches this pattern (for deleting a thread with SCAN). */

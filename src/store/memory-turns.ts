@@ -3,7 +3,7 @@
 // (a token under `memoryUpdateDue`) and queues it, delayed by the debounce, so every turn until
 // it runs joins that one update. The update reads the turns, forgets those it read, and releases
 // its claim; turns that came meanwhile claim the next one. One update per user runs at a time.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { keys } from './keys.js';
@@ -42,7 +42,7 @@ export interface MemoryTurnStore {
   release(userId: string, token: string): Promise<void>;
 }
 
-export function createMemoryTurnStore(redis: Redis, scripts: Record<string, ScriptCaller>): MemoryTurnStore {
+export function createMemoryTurnStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): MemoryTurnStore {
   const releaseToken = requireScript(scripts, 'releaseLock');
   const claim = async (userId: string, token: string, claimMs: number) => (await redis.set(keys.memoryUpdateDue(userId), token, 'PX', claimMs, 'NX')) === 'OK';
 

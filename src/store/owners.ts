@@ -1,6 +1,6 @@
 // OwnerIndex: one sorted set per user and kind of record, so that a user's search and count
 // read only their own ids. Records carry their owner themselves; this is only the index.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys, type OwnedKind } from './keys.js';
 
 export interface OwnerIndex {
@@ -10,7 +10,7 @@ export interface OwnerIndex {
   ids(kind: OwnedKind, owner: string, order?: 'asc' | 'desc'): Promise<string[]>;
 }
 
-export function createOwnerIndex(redis: Redis): OwnerIndex {
+export function createOwnerIndex(redis: RedisClient): OwnerIndex {
   return {
     async add(kind, owner, id, scoreMs) {
       await redis.zadd(keys.ownerIndex(owner, kind), scoreMs, id);

@@ -3,6 +3,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { PROJECT_REDIS_CONF } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 
@@ -115,4 +116,88 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<RedisProce
       setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
     }));
   return { url, port, child, stop };
+}
+
+export interface RedisClusterProcess {
+  /** `redis+cluster://127.0.0.1:p1,127.0.0.1:p2,…`: every master, as REDIS_URL. */
+  readonly url: string;
+  /** One per master, each its own redis-server in its own folder under `dataDir`. */
+  readonly nodes: RedisProcess[];
+  stop(): Promise<void>;
+  /**
+   * Starts every stopped node again on its port and folder (each keeps its nodes.conf, so the
+   * cluster forms again as it was) and returns once every node says `cluster_state:ok`.
+   */
+  start(): Promise<void>;
+}
+
+export interface SpawnRedisClusterOptions extends Omit<SpawnRedisOptions, 'port' | 'detached'> {
+  /** How many masters (no replicas); at least 3, as `redis-cli --cluster create` wants. */
+  masters?: number;
+  /** `cluster-node-timeout` in ms: how soon a stopped master makes the cluster's state `fail`. */
+  nodeTimeoutMs?: number;
+}
+
+/** Runs a command to the end; its output when it fails. */
+function run(command: string, args: string[]): { ok: boolean; output: string } {
+  const result = spawnSync(command, args, { encoding: 'utf8', timeout: 30_000 });
+  return { ok: result.status === 0, output: `${result.stdout ?? ''}${result.stderr ?? ''}${result.error?.message ?? ''}` };
+}
+
+/**
+ * A local Redis Cluster of `masters` redis-servers (cluster-enabled, no replicas) on free ports,
+ * made with `redis-cli --cluster create` and returned once every node says `cluster_state:ok`.
+ * For tests and benchmarks; every node is stopped by `stop()`, and by a failed start.
+ */
+export async function spawnRedisCluster(options: SpawnRedisClusterOptions): Promise<RedisClusterProcess> {
+  const masters = options.masters ?? 3;
+  if (masters < 3) throw new ConfigError(`A Redis Cluster needs at least 3 masters, not ${masters}.`);
+  if (spawnSync('redis-cli', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    throw new ConfigError('redis-cli was not found on PATH; it makes the cluster (Debian/Ubuntu: `apt-get install redis-tools`).');
+  }
+  const nodes: RedisProcess[] = [];
+  const stop = async () => {
+    await Promise.all(nodes.map((node) => node.stop()));
+  };
+  const spawnNode = (i: number, port?: number) =>
+    spawnRedis({
+      ...options,
+      dataDir: path.join(options.dataDir, `node-${i}`),
+      ...(port !== undefined ? { port } : {}),
+      overrides: {
+        ...options.overrides,
+        'cluster-enabled': 'yes',
+        'cluster-config-file': 'nodes.conf',
+        'cluster-node-timeout': String(options.nodeTimeoutMs ?? 2_000),
+      },
+    });
+  const addresses = () => nodes.map((node) => `127.0.0.1:${node.port}`);
+  const untilOk = async () => {
+    const deadline = Date.now() + 30_000;
+    for (const node of nodes) {
+      for (;;) {
+        const info = run('redis-cli', ['-p', String(node.port), 'cluster', 'info']);
+        if (info.output.includes('cluster_state:ok')) break;
+        if (Date.now() > deadline) throw new ConfigError(`The Redis Cluster on ${addresses().join(',')} did not reach cluster_state:ok:\n${info.output}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  };
+  const start = async () => {
+    for (const [i, node] of nodes.entries()) {
+      if (node.child.exitCode === null && node.child.signalCode === null) continue;
+      nodes[i] = await spawnNode(i, node.port);
+    }
+    await untilOk();
+  };
+  try {
+    for (let i = 0; i < masters; i++) nodes.push(await spawnNode(i));
+    const created = run('redis-cli', ['--cluster', 'create', ...addresses(), '--cluster-replicas', '0', '--cluster-yes']);
+    if (!created.ok) throw new ConfigError(`redis-cli --cluster create failed:\n${created.output.slice(-2000)}`);
+    await untilOk();
+    return { url: `redis+cluster://${addresses().join(',')}`, nodes, stop, start };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
 }

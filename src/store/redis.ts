@@ -3,13 +3,26 @@
 // ioredis reconnects by itself. What a command does while Redis is away depends on who waits
 // for it: an API request fails within a few seconds (a 503 the client can retry), a worker's
 // write waits for Redis to come back (a run survives a Redis restart).
-import { Redis, type RedisOptions } from 'ioredis';
+//
+// REDIS_URL names either one Redis (`redis://` / `rediss://`) or a Redis Cluster
+// (`redis+cluster://[user:pass@]host1:port1,host2:port2` / `rediss+cluster://…`): any reachable
+// nodes of it; the client learns the rest. On a Cluster every connection is an ioredis Cluster
+// client (it follows MOVED/ASK and slot changes), and BullMQ is handed one (it cannot make a
+// Cluster from options).
+import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
+import { ConfigError } from '../errors.js';
+import { keys } from './keys.js';
+
+/** A connection to one Redis or to a Redis Cluster: the same commands on both. */
+export type RedisClient = Redis | Cluster;
 
 export interface RedisConnections {
+  /** True when REDIS_URL names a Redis Cluster. */
+  readonly cluster: boolean;
   /** Shared client for ordinary commands. */
-  readonly command: Redis;
+  readonly command: RedisClient;
   /** Options for BullMQ, which makes its own connections (it needs maxRetriesPerRequest: null). */
   readonly bullmqOptions: ConnectionOptions;
   /**
@@ -18,10 +31,63 @@ export interface RedisConnections {
    */
   readonly queueOptions: ConnectionOptions;
   /** A new connection the caller owns and must `disconnect()`; for XREAD BLOCK and the like. */
-  blocking(name: string): Redis;
+  blocking(name: string): RedisClient;
   /** A new subscriber connection (a subscribed connection can issue nothing else). */
-  subscriber(name: string): Redis;
+  subscriber(name: string): RedisClient;
+  /**
+   * Readiness: the command client is connected and, on a Cluster, the last `CLUSTER INFO`
+   * (polled every few seconds) said `cluster_state:ok`.
+   */
+  ready(): boolean;
+  /** Why `ready()` is false, for `/ready`'s answer; null when ready. */
+  notReadyReason(): string | null;
   close(): Promise<void>;
+}
+
+/** What REDIS_URL names: one Redis, or the seed nodes of a Redis Cluster. */
+export type RedisTarget =
+  | { kind: 'single'; url: string }
+  | { kind: 'cluster'; nodes: { host: string; port: number }[]; username?: string; password?: string; tls: boolean };
+
+const CLUSTER_SCHEME = /^(rediss?)\+cluster:\/\/(.*)$/;
+
+/**
+ * Parses REDIS_URL. `redis+cluster://[user:pass@]h1:p1,h2:p2` (or `rediss+cluster://` for TLS)
+ * names a Redis Cluster by any of its nodes; anything else is one Redis. Throws a ConfigError
+ * naming the problem (never the password) for a cluster URL it cannot use.
+ */
+export function parseRedisTarget(url: string): RedisTarget {
+  const m = CLUSTER_SCHEME.exec(url);
+  if (!m) return { kind: 'single', url };
+  const [, scheme, rest = ''] = m;
+  const at = rest.lastIndexOf('@');
+  const auth = at >= 0 ? rest.slice(0, at) : '';
+  let hosts = at >= 0 ? rest.slice(at + 1) : rest;
+  const slash = hosts.indexOf('/');
+  if (slash >= 0) {
+    const tail = hosts.slice(slash);
+    hosts = hosts.slice(0, slash);
+    // A Cluster has database 0 only; a `/n` would silently mean something else.
+    if (tail !== '/' && tail !== '/0') throw new ConfigError(`REDIS_URL: a Redis Cluster has no databases; remove "${tail}" after the nodes.`);
+  }
+  const nodes = hosts.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
+    const hp = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(entry);
+    const port = hp ? Number(hp[2]) : NaN;
+    if (!hp || !(port > 0 && port < 65_536)) {
+      throw new ConfigError(`REDIS_URL: cluster node "${entry}" is not host:port (expected ${scheme}+cluster://host1:port1,host2:port2).`);
+    }
+    return { host: (hp[1] as string).replace(/^\[|\]$/g, ''), port };
+  });
+  if (nodes.length === 0) throw new ConfigError(`REDIS_URL: ${scheme}+cluster:// names no nodes (expected ${scheme}+cluster://host1:port1,host2:port2).`);
+  const colon = auth.indexOf(':');
+  const username = auth === '' ? undefined : decodeURIComponent(colon >= 0 ? auth.slice(0, colon) : auth) || undefined;
+  const password = colon >= 0 ? decodeURIComponent(auth.slice(colon + 1)) : undefined;
+  return { kind: 'cluster', nodes, ...(username ? { username } : {}), ...(password ? { password } : {}), tls: scheme === 'rediss' };
+}
+
+/** True for a Cluster client (BullMQ's connection, or ours). */
+export function isCluster(connection: unknown): connection is Cluster {
+  return connection instanceof Cluster;
 }
 
 // Back off up to 2 s between reconnects, forever: a Redis restart must heal by itself.
@@ -150,7 +216,7 @@ export function connectionErrorLog(
 }
 
 /** Closes a connection without waiting on Redis when it is not there to answer QUIT. */
-async function closeConnection(client: Redis): Promise<void> {
+async function closeConnection(client: RedisClient): Promise<void> {
   if (client.status !== 'ready') {
     // QUIT would wait in the offline queue behind the commands already there, for ever on a
     // connection whose commands never give up (the blocking readers'): drop it instead.
@@ -168,33 +234,166 @@ async function closeConnection(client: Redis): Promise<void> {
 export interface ConnectRedisOptions {
   /** Ordinary commands fail fast while Redis is away (the API: requests must not hang). */
   failFast?: boolean;
+  /** How often a Cluster's state is asked for readiness (CLUSTER INFO); default 2 s. */
+  clusterStateIntervalMs?: number;
+}
+
+/** Options for every node connection of a Cluster client, from a cluster target. */
+function clusterNodeOptions(target: Extract<RedisTarget, { kind: 'cluster' }>): RedisOptions {
+  return {
+    username: target.username,
+    password: target.password,
+    ...(target.tls ? { tls: {} } : {}),
+    retryStrategy: reconnectDelay,
+    maxRetriesPerRequest: 20,
+  };
+}
+
+function clusterOptions(target: Extract<RedisTarget, { kind: 'cluster' }>, connectionName: string, extra: RedisOptions): ClusterOptions {
+  const { enableAutoPipelining: _notOnCluster, ...nodeExtra } = extra;
+  return {
+    redisOptions: { ...clusterNodeOptions(target), connectionName, ...nodeExtra },
+    clusterRetryStrategy: reconnectDelay,
+    // Off on a Cluster: an auto-pipelined batch holds commands of many slots of one node, and
+    // ioredis follows a MOVED in a batch only when every command in it got the same one; after a
+    // resharding or a restart with a stale slot map, the rest would fail with MOVED. Commands
+    // sent together are still written at once on each node's connection (no round trip each).
+    enableAutoPipelining: false,
+    // A failover or a resharding answers CLUSTERDOWN/MOVED for a moment; retry, do not fail.
+    retryDelayOnClusterDown: 200,
+    retryDelayOnFailover: 200,
+    retryDelayOnTryAgain: 100,
+    // Also how often a command whose node connection closed is tried again (every
+    // retryDelayOnFailover): a worker's writes wait out a cluster restart (as they wait for a
+    // single Redis to come back), about 30 s; a request that must fail fast gives up in about 3.
+    maxRedirections: extra.maxRetriesPerRequest === FAIL_FAST.maxRetriesPerRequest ? 16 : 150,
+    // New masters and moved slots are learnt without waiting for a MOVED.
+    slotsRefreshInterval: 5_000,
+    // Cluster nodes announce the address they were configured with: the seeds' hosts resolve.
+    dnsLookup: (address, callback) => callback(null, address),
+  };
+}
+
+/** The ioredis client for REDIS_URL, with a name and its errors logged once per interval. */
+function makeClient(target: RedisTarget, connectionName: string, extra: RedisOptions): RedisClient {
+  if (target.kind === 'single') return new Redis({ ...redisOptionsFromUrl(target.url), connectionName, ...extra });
+  return new Cluster(target.nodes, clusterOptions(target, connectionName, extra));
 }
 
 export function connectRedis(url: string, role: string, log: Logger, options: ConnectRedisOptions = {}): RedisConnections {
-  const base = redisOptionsFromUrl(url);
-  const owned = new Set<Redis>();
-  const make = (name: string, extra: RedisOptions = {}): Redis => {
-    const client = new Redis({ ...base, connectionName: `warren:${role}:${name}`, ...extra });
+  const target = parseRedisTarget(url);
+  const owned = new Set<RedisClient>();
+  const make = (name: string, extra: RedisOptions = {}): RedisClient => {
+    const client = makeClient(target, `warren:${role}:${name}`, extra);
     // Without a listener, ioredis prints unhandled 'error' events. An outage must show at the
-    // default level, but it fires on every reconnect attempt: one line per interval.
+    // default level, but it fires on every reconnect attempt: one line per interval. (A Cluster
+    // client also reports each node's errors as its own 'error' and 'node error'.)
     const errors = connectionErrorLog(log, { connection: `${role}:${name}` });
     client.on('error', errors.error);
     client.on('ready', errors.ready);
+    if (target.kind === 'cluster') client.on('node error', errors.error);
     owned.add(client);
     client.once('end', () => owned.delete(client));
     return client;
   };
   const command = make('command', options.failFast ? FAIL_FAST : {});
+  const timers: NodeJS.Timeout[] = [];
+  let bullmq: ConnectionOptions;
+  let queue: ConnectionOptions;
+  let clusterProblem: string | null = target.kind === 'cluster' ? 'Not ready: the Redis Cluster has not answered CLUSTER INFO yet.' : null;
+  // REDIS_URL naming the wrong kind of Redis: found once, logged once, and /ready says it.
+  let misconfigured: string | null = null;
+  const misconfiguration = (problem: string) => {
+    if (misconfigured === null) log.error({ connection: `${role}:command` }, problem);
+    misconfigured = `Not ready: ${problem}`;
+  };
+  if (target.kind === 'single') {
+    // One node of a Redis Cluster answers PING like a single Redis, then MOVED to most keys.
+    const single = command as Redis;
+    single.on('ready', () => {
+      single.info('cluster').then(
+        (info) => {
+          if (/cluster_enabled:1/.test(info)) {
+            misconfiguration(`REDIS_URL names one Redis, but ${single.options.host}:${single.options.port} is a node of a Redis Cluster: name the cluster as redis+cluster://host:port[,host:port…].`);
+          }
+        },
+        () => undefined,
+      );
+    });
+    bullmq = bullmqOptionsFromUrl(url, role);
+    queue = queueOptionsFromUrl(url, role, options.failFast ?? false);
+  } else {
+    // BullMQ takes a Cluster only as an instance (shared by its queues; its workers duplicate
+    // it for their blocking reads). Its errors reach the queues' and workers' 'error' listeners.
+    bullmq = make('bullmq', { maxRetriesPerRequest: null });
+    queue = options.failFast ? make('queue', FAIL_FAST) : bullmq;
+    const cluster = command as Cluster;
+    // A Cluster client that never gets ready may be pointed at a single Redis: ask a seed.
+    const probeSeed = async () => {
+      const [seed] = target.nodes;
+      if (misconfigured !== null || !seed) return;
+      const probe = new Redis({ ...clusterNodeOptions(target), host: seed.host, port: seed.port, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0, connectTimeout: 1_000 });
+      probe.on('error', () => undefined);
+      try {
+        await probe.connect();
+        if (/cluster_enabled:0/.test(await probe.info('cluster'))) {
+          misconfiguration(`REDIS_URL names a Redis Cluster, but ${seed.host}:${seed.port} is a single Redis (cluster support disabled): name it as redis://${seed.host}:${seed.port}, or set cluster-enabled yes.`);
+        }
+      } catch {
+        // Not answering: an outage, which readiness reports as such.
+      } finally {
+        probe.disconnect();
+      }
+    };
+    if (options.failFast) {
+      // A Cluster client keeps commands for a down cluster in its offline queue with no timeout
+      // (commandTimeout starts once a node has the command): once it has been ready, a request
+      // fails at once while the cluster is away instead, as on a single Redis.
+      for (const client of [cluster, queue as Cluster]) {
+        client.once('ready', () => {
+          client.options.enableOfflineQueue = false;
+        });
+      }
+    }
+    const poll = async () => {
+      if (cluster.status !== 'ready') return probeSeed();
+      try {
+        const info = String(await cluster.cluster('INFO'));
+        const state = /cluster_state:(\w+)/.exec(info)?.[1];
+        clusterProblem = state === 'ok' ? null : `Not ready: the Redis Cluster's state is ${state ?? 'unknown'} (CLUSTER INFO), not ok.`;
+      } catch (err) {
+        clusterProblem = `Not ready: CLUSTER INFO failed: ${err instanceof Error ? err.message : String(err)}.`;
+      }
+    };
+    cluster.on('ready', () => void poll());
+    const timer = setInterval(() => void poll(), options.clusterStateIntervalMs ?? 2_000);
+    timer.unref();
+    timers.push(timer);
+  }
+  const notReadyReason = (): string | null => {
+    if (misconfigured !== null) return misconfigured;
+    if (command.status !== 'ready') return 'Not ready: Redis is unreachable.';
+    return clusterProblem;
+  };
   let closing: Promise<void> | undefined;
   return {
+    cluster: target.kind === 'cluster',
     command,
-    bullmqOptions: bullmqOptionsFromUrl(url, role),
-    queueOptions: queueOptionsFromUrl(url, role, options.failFast ?? false),
+    bullmqOptions: bullmq,
+    queueOptions: queue,
     blocking: (name) => make(`blocking:${name}`, { maxRetriesPerRequest: null, enableAutoPipelining: false }),
     subscriber: (name) => make(`subscriber:${name}`, { maxRetriesPerRequest: null, enableAutoPipelining: false }),
+    ready: () => notReadyReason() === null,
+    notReadyReason,
     close: () =>
       (closing ??= (async () => {
+        for (const timer of timers) clearInterval(timer);
         await Promise.all([...owned].map(closeConnection));
       })()),
   };
+}
+
+/** BullMQ's `prefix` for a queue on this connection: tagged by queue on a Cluster (see keys.bullPrefix). */
+export function bullPrefixFor(connection: ConnectionOptions, queueName: string): string {
+  return keys.bullPrefix(queueName, isCluster(connection));
 }

@@ -19,10 +19,15 @@
 // A stream whose `end` has been seen is not read again, and a subscriber that resumes at or
 // after it is answered with it at once.
 //
-// The XREAD names every followed stream, so it needs a single Redis (or all streams on one
-// Cluster slot); Warren connects to one Redis.
+// The XREAD names every followed stream, so on a single Redis one reader (one connection, one
+// XREAD) serves every run. On a Redis Cluster an XREAD must stay on one slot: the hub keeps one
+// reader per read group (`RunStreams.readGroup`: there, a thread), each with its own blocking
+// connection and its own wake stream in that thread's slot, made when the thread's first client
+// comes and closed when its last one leaves. Cost on a Cluster: one blocking connection per
+// thread that has clients on this process (not one per node: streams of different slots cannot
+// share an XREAD, even on one node).
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { compareIds, type RunStreams, type StreamEntry } from './run-stream.js';
 import { createPageCache } from './run-stream-pages.js';
 
@@ -63,7 +68,7 @@ export interface RunStreamHub {
 export interface HubOptions {
   streams: RunStreams;
   /** Makes the one connection the hub blocks on; called once, the hub disconnects it on close. */
-  blockingConnection: (name: string) => Redis;
+  blockingConnection: (name: string) => RedisClient;
   /**
    * Asked when a stream has had no new entry for a while, or a client resumes at its tail:
    * settled runs without `end` are closed.
@@ -101,17 +106,99 @@ interface Watch {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Blocking connections kept for the next thread's reader on a Cluster, at most. */
+const IDLE_READER_CONNECTIONS = 32;
+
 export function createRunStreamHub(options: HubOptions): RunStreamHub {
+  const readers = new Map<string, RunStreamHub>();
+  let closed = false;
+  // On a Cluster a reader per thread comes and goes with the thread's clients; its connection
+  // (a Cluster client, which costs a slots lookup and a connection to set up) goes back to this
+  // pool for the next one, whatever its thread: a Cluster client reaches every slot.
+  const idle: RedisClient[] = [];
+  const pooled = {
+    take: (name: string) => idle.pop() ?? options.blockingConnection(name),
+    giveBack(connection: RedisClient) {
+      if (closed || idle.length >= IDLE_READER_CONNECTIONS) connection.disconnect();
+      else idle.push(connection);
+    },
+  };
+  const readerFor = (group: string): RunStreamHub => {
+    let reader = readers.get(group);
+    if (!reader) readers.set(group, (reader = createGroupReader(group === '' ? options : { ...options, blockingConnection: pooled.take }, group, group === '' ? undefined : pooled.giveBack)));
+    return reader;
+  };
+  // A thread's reader goes when its last subscriber does (one Redis: the one reader stays).
+  const release = (group: string, reader: RunStreamHub) => {
+    if (group === '' || closed || readers.get(group) !== reader || reader.stats().subscribers > 0) return;
+    readers.delete(group);
+    void reader.close().catch((err: unknown) => options.onError?.(err));
+  };
+  const all = () => [...readers.values()];
+  return {
+    subscribe(threadId, runId, afterId, subscriber) {
+      if (closed) {
+        // Shutting down: the client is told the stream ended (it can resume on another replica).
+        queueMicrotask(() => subscriber.onDone());
+        return { resume: () => {}, stop: () => {} };
+      }
+      const group = options.streams.readGroup(threadId);
+      const reader = readerFor(group);
+      const subscription = reader.subscribe(threadId, runId, afterId, {
+        onEntries: (entries) => subscriber.onEntries(entries),
+        onDone() {
+          try {
+            subscriber.onDone();
+          } finally {
+            queueMicrotask(() => release(group, reader));
+          }
+        },
+      });
+      return {
+        resume: () => subscription.resume(),
+        stop() {
+          subscription.stop();
+          release(group, reader);
+        },
+      };
+    },
+    followed: () => all().reduce((sum, reader) => sum + reader.followed(), 0),
+    stats: () =>
+      all()
+        .map((reader) => reader.stats())
+        .reduce((sum, one) => ({
+          streams: sum.streams + one.streams,
+          subscribers: sum.subscribers + one.subscribers,
+          cachedPages: sum.cachedPages + one.cachedPages,
+          cachedBytes: sum.cachedBytes + one.cachedBytes,
+        }), { streams: 0, subscribers: 0, cachedPages: 0, cachedBytes: 0 }),
+    async close() {
+      closed = true;
+      const closing = all();
+      readers.clear();
+      await Promise.all(closing.map((reader) => reader.close()));
+      for (const connection of idle.splice(0)) connection.disconnect();
+    },
+  };
+}
+
+/**
+ * One reader: one blocking connection and one XREAD over the followed streams of one read group.
+ * With `giveBack`, closing hands its connection back (once its XREAD has returned) instead of
+ * dropping it.
+ */
+function createGroupReader(options: HubOptions, group: string, giveBack?: (connection: RedisClient) => void): RunStreamHub {
   const { streams } = options;
   const blockMs = options.blockMs ?? 5_000;
   const watches = new Map<string, Watch>();
   const pages = createPageCache(streams);
-  // Adding a stream while the reader is blocked: an entry on this hub's own wake stream ends the
-  // XREAD at once, even when it was sent before the XREAD reached Redis.
-  const wake = streams.wakeStream(randomUUID());
+  // Adding a stream while the reader is blocked: an entry on this reader's own wake stream ends
+  // the XREAD at once, even when it was sent before the XREAD reached Redis.
+  const wake = streams.wakeStream(randomUUID(), group);
   let wakeCursor = '0';
-  let connection: Redis | null = null;
+  let connection: RedisClient | null = null;
   let looping = false;
+  let loopDone: Promise<void> = Promise.resolve();
   let blocked = false;
   let blockGeneration = 0;
   let rungGeneration = -1;
@@ -197,7 +284,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     }
   };
 
-  const connect = (): Redis => (connection ??= options.blockingConnection('stream-hub'));
+  const connect = (): RedisClient => (connection ??= options.blockingConnection('stream-hub'));
 
   const ring = () => {
     if (closed || !looping || !blocked || rungGeneration === blockGeneration) return;
@@ -282,7 +369,7 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
   /** Brings a stream whose tail is now known into the shared XREAD. */
   const follow = () => {
     if (looping) ring();
-    else void loop().catch((err: unknown) => options.onError?.(err));
+    else void (loopDone = loop().catch((err: unknown) => options.onError?.(err)));
   };
 
   async function catchUp(sub: Sub) {
@@ -390,8 +477,20 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       // No reader ever ran: no wake stream was written. A reader that is not connected says
       // Redis is away, and no clean-up would reach it.
       const nothingToRemove = connection === null || connection.status !== 'ready';
-      // Disconnecting aborts the pending XREAD BLOCK at once.
-      connection?.disconnect();
+      const idle = [...watches.values()].every((watch) => watch.subs.size === 0);
+      if (giveBack && connection && !nothingToRemove && idle) {
+        // Nobody left to serve: end the pending XREAD BLOCK through the wake stream, and hand the
+        // connection on once it has returned.
+        const kept = connection;
+        if (looping) {
+          await streams.ring(wake).catch(() => undefined);
+          await loopDone;
+        }
+        giveBack(kept);
+      } else {
+        // Disconnecting aborts the pending XREAD BLOCK at once.
+        connection?.disconnect();
+      }
       for (const watch of [...watches.values()]) for (const sub of [...watch.subs]) finish(sub);
       watches.clear();
       pages.clear();

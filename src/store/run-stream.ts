@@ -1,7 +1,7 @@
 // RunStream: a run's events in a Redis Stream. The worker appends `{event, data}` entries; the
 // API replays and follows them. Entry ids are the SSE `id:` values, so any API replica can
 // resume a client from the last id it saw.
-import type { Redis } from 'ioredis';
+import { isCluster, type RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import type { RunFence } from './records.js';
 import { loadScripts, requireScript, type ScriptCaller } from './scripts.js';
@@ -70,9 +70,18 @@ export interface RunStreams {
    * Blocks on `connection` (a dedicated one) until any of the streams has entries after its
    * cursor (`stream key → id`), or `blockMs` passes. Returns `[key, entries]` for those that do.
    */
-  readMany(connection: Redis, cursors: ReadonlyMap<string, string>, blockMs: number): Promise<[string, StreamEntry[]][]>;
-  /** The key of a hub's wake stream, for `readMany` and `ring`. */
-  wakeStream(hubId: string): string;
+  readMany(connection: RedisClient, cursors: ReadonlyMap<string, string>, blockMs: number): Promise<[string, StreamEntry[]][]>;
+  /**
+   * Which streams one `readMany` may name together: those of one group. One Redis: all of them
+   * (one group, ''). A Redis Cluster: an XREAD must stay on one slot, and a thread's keys are
+   * one slot, so each thread is its own group (see run-stream-hub.ts).
+   */
+  readGroup(threadId: string): string;
+  /**
+   * The key of a hub's wake stream, for `readMany` and `ring`; on a Cluster in the slot of
+   * `group` (a thread id from `readGroup`), so it can share an XREAD with that group's streams.
+   */
+  wakeStream(hubId: string, group?: string): string;
   /** Adds an entry to a wake stream, ending a `readMany` that names it. */
   ring(wakeKey: string): Promise<void>;
   removeWakeStream(wakeKey: string): Promise<void>;
@@ -81,7 +90,7 @@ export interface RunStreams {
 
 const normaliseCursor = (id: string) => (id === '-1' || id === '' ? '0' : id);
 
-export function createRunStreams(redis: Redis, scripts: Record<string, ScriptCaller> = loadScripts(redis)): RunStreams {
+export function createRunStreams(redis: RedisClient, scripts: Record<string, ScriptCaller> = loadScripts(redis)): RunStreams {
   const appendScript = requireScript(scripts, 'appendRunEvent');
   return {
     writer({ threadId, runId, attempt }) {
@@ -116,7 +125,9 @@ export function createRunStreams(redis: Redis, scripts: Record<string, ScriptCal
       return (reply ?? []).map(([name, raw]) => [name, parseEntries(raw)]);
     },
 
-    wakeStream: (hubId) => keys.streamHubWake(hubId),
+    readGroup: (threadId) => (isCluster(redis) ? threadId : ''),
+
+    wakeStream: (hubId, group) => keys.streamHubWake(hubId, group === undefined || group === '' ? undefined : group),
 
     async ring(wakeKey) {
       // One entry is enough to end the XREAD; the key outlives a crashed API by a day at most.

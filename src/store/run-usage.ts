@@ -1,6 +1,6 @@
 // Token usage, recorded with each run (its hash's `usage` field, so it lives and dies with the
 // run) one model call at a time, and read back per thread.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { keys } from './keys.js';
@@ -35,7 +35,7 @@ export interface RunUsageStore {
   ofThread(threadId: string): Promise<RunUsage[]>;
 }
 
-export function createRunUsageStore(redis: Redis, scripts: Record<string, ScriptCaller>): RunUsageStore {
+export function createRunUsageStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): RunUsageStore {
   const addScript = requireScript(scripts, 'addRunUsage');
   return {
     async add(threadId, runId, call) {

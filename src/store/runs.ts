@@ -1,6 +1,6 @@
 // RunStore: run records, the per-thread run queue and the active-run slot.
 // One run holds a thread at a time; the Lua scripts keep that invariant atomic.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
 import { parseJson } from './json.js';
@@ -120,7 +120,7 @@ export function publicRun(run: StoredRun): Run {
   return wire;
 }
 
-export function createRunStore(redis: Redis, scripts: Record<string, ScriptCaller>): RunStore {
+export function createRunStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): RunStore {
   const createScript = requireScript(scripts, 'createRun');
   const startScript = requireScript(scripts, 'startRun');
   const finishScript = requireScript(scripts, 'finishRun');
@@ -190,10 +190,11 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
       do {
         const [next, flat] = await redis.hscan(keys.runThreads(), cursor, 'COUNT', 500);
         cursor = next;
-        const pipeline = redis.pipeline();
-        for (let i = 0; i + 1 < flat.length; i += 2) pipeline.hgetall(keys.run(flat[i + 1] as string, flat[i] as string));
-        for (const [, hash] of (await pipeline.exec()) ?? []) {
-          const run = runFromHash(hash as Record<string, string>);
+        // Runs of different threads live on different slots: one HGETALL each, sent together.
+        const reads: Promise<Record<string, string>>[] = [];
+        for (let i = 0; i + 1 < flat.length; i += 2) reads.push(redis.hgetall(keys.run(flat[i + 1] as string, flat[i] as string)));
+        for (const hash of await Promise.all(reads)) {
+          const run = runFromHash(hash);
           if (run && (run.status === 'pending' || run.status === 'running')) out.push(run);
         }
       } while (cursor !== '0');
@@ -260,13 +261,13 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
 
     async removeAll(threadId) {
       const ids = await redis.zrange(keys.threadRuns(threadId), 0, -1);
+      // The thread's keys (one slot) in one pipeline; the global run → thread index after, on
+      // its own (its slot is another): an index entry without a record is skipped by readers.
       const pipeline = redis.pipeline();
-      for (const id of ids) {
-        pipeline.del(keys.run(threadId, id), keys.runStream(threadId, id));
-        pipeline.hdel(keys.runThreads(), id);
-      }
+      for (const id of ids) pipeline.del(keys.run(threadId, id), keys.runStream(threadId, id));
       pipeline.del(keys.threadRuns(threadId), keys.activeRun(threadId), keys.runQueue(threadId));
       await pipeline.exec();
+      if (ids.length > 0) await redis.hdel(keys.runThreads(), ...ids);
       return ids;
     },
 
@@ -287,8 +288,9 @@ export function createRunStore(redis: Redis, scripts: Record<string, ScriptCalle
         .pipeline()
         .del(keys.run(threadId, runId), keys.runStream(threadId, runId))
         .zrem(keys.threadRuns(threadId), runId)
-        .hdel(keys.runThreads(), runId)
         .exec();
+      // The global index on its own: another slot than the thread's (see keys.ts).
+      await redis.hdel(keys.runThreads(), runId);
     },
   };
 }

@@ -3,7 +3,7 @@
 // keys as the caller passes.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { PROJECT_ROOT } from '../config/paths.js';
 
 const SCRIPTS_DIR = path.join(PROJECT_ROOT, 'src', 'store', 'scripts');
@@ -16,8 +16,32 @@ export type ScriptCaller = (keys: string[], args: ScriptArg[]) => Promise<Script
 
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
+/** The part of a key a Redis Cluster hashes: its first non-empty `{…}`, else the whole key. */
+function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  if (open >= 0) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) return key.slice(open + 1, close);
+  }
+  return key;
+}
+
+/**
+ * Throws unless every key shares one hash tag (so one slot): on a Redis Cluster a script's keys
+ * must, and checking on every Redis makes the default (single-Redis) test suite catch a script
+ * that would fail only on a Cluster, with the script's name instead of a bare CROSSSLOT.
+ */
+function assertOneSlot(file: string, keys: readonly string[]): void {
+  const first = keys[0];
+  if (first === undefined || keys.length === 1) return;
+  const tag = hashTagOf(first);
+  for (const key of keys) {
+    if (hashTagOf(key) !== tag) throw new Error(`${file}: keys ${first} and ${key} have different hash tags; a script's keys must share one slot (see keys.ts)`);
+  }
+}
+
 /** Defines every script on the client (idempotent) and returns callers by camelCase name. */
-export function loadScripts(redis: Redis): Record<string, ScriptCaller> {
+export function loadScripts(redis: RedisClient): Record<string, ScriptCaller> {
   const callers: Record<string, ScriptCaller> = {};
   for (const file of readdirSync(SCRIPTS_DIR)) {
     const match = FILE.exec(file);
@@ -32,6 +56,7 @@ export function loadScripts(redis: Redis): Record<string, ScriptCaller> {
     const command = (redis as unknown as Record<string, (...a: ScriptArg[]) => Promise<ScriptReply>>)[name];
     if (!command) throw new Error(`script ${file} did not load`);
     callers[camel(match[1] as string)] = (keys, args) => {
+      assertOneSlot(file, keys);
       if (variable) return command.call(redis, keys.length, ...keys, ...args);
       if (keys.length !== numberOfKeys) throw new Error(`${file} takes ${numberOfKeys} keys, got ${keys.length}`);
       return command.call(redis, ...keys, ...args);

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { getTextAtPath } from '@langchain/langgraph-checkpoint';
 import type { Embeddings } from '@langchain/core/embeddings';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import { parseJson } from './json.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
@@ -113,7 +113,7 @@ function fromHash(hash: Record<string, string>, now: number): StoreItem | null {
   };
 }
 
-export function createItemStore(redis: Redis, scripts: Record<string, ScriptCaller>, settings: StoreSettings): ItemStore {
+export function createItemStore(redis: RedisClient, scripts: Record<string, ScriptCaller>, settings: StoreSettings): ItemStore {
   const putItem = requireScript(scripts, 'putStoreItem');
   const deleteItem = requireScript(scripts, 'deleteStoreItem');
   const refreshTtl = requireScript(scripts, 'refreshStoreTtl');

@@ -4,7 +4,7 @@
 // Each process keeps the embeddings it has read, checked against a revision that every write
 // changes, so a repeated search reads only revisions from Redis, not the vectors themselves; and
 // while the store's write generation stays the same, not even those.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 
 /** Redis round trips of at most this many fields each. */
@@ -39,7 +39,7 @@ export class VectorRanker {
   private readonly prefixes = new Map<string, { generation: string; candidates: string[]; embedded: string[] }>();
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly dims: number,
     /** How many bytes of embeddings this process keeps between searches. */
     private readonly cacheBytes: number,

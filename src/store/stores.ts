@@ -1,5 +1,5 @@
 // The storage ops, composed: what `main.ts` of each process builds and hands down.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { createAssistantStore, type AssistantStore } from './assistants.js';
 import { createChannelStore, type ChannelStore } from './channels.js';
 import { RedisCheckpointSaver } from './checkpointer.js';
@@ -35,7 +35,7 @@ export interface Stores {
 /** No semantic index and no expiry: what config.yaml's `store` defaults to. */
 export const PLAIN_STORE: StoreSettings = { defaultTtlMinutes: null, refreshOnRead: true, index: null };
 
-export function createStores(redis: Redis, store: StoreSettings = PLAIN_STORE): Stores {
+export function createStores(redis: RedisClient, store: StoreSettings = PLAIN_STORE): Stores {
   const scripts = loadScripts(redis);
   const items = createItemStore(redis, scripts, store);
   return {

@@ -1,5 +1,5 @@
 // ThreadStore: thread records and the thread index. Knows Redis, not HTTP.
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import { matchesAccessFilter, type AccessFilter } from '../auth/access.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
@@ -63,7 +63,7 @@ export function threadFromHash(hash: Record<string, string>): Thread | null {
   };
 }
 
-export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCaller>): ThreadStore {
+export function createThreadStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): ThreadStore {
   const createScript = requireScript(scripts, 'createThread');
   const releaseOwnerScript = requireScript(scripts, 'releaseThreadOwner');
   const owners = createOwnerIndex(redis);
@@ -155,13 +155,12 @@ export function createThreadStore(redis: Redis, scripts: Record<string, ScriptCa
       const visible = query.owner === undefined ? null : await owners.ids('threads', query.owner, 'desc');
       const own = visible && query.ids ? new Set(visible) : null;
       const ids = query.ids ? (own ? query.ids.filter((id) => own.has(id)) : query.ids) : (visible ?? (await redis.zrevrange(keys.threadIndex(), 0, -1)));
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hgetall(keys.thread(id));
-      const replies = (await pipeline.exec()) ?? [];
+      // Threads live on different slots: one HGETALL each, sent together (auto-pipelined into
+      // one batch on a single Redis; on a Cluster each written at once to its node).
+      const replies = await Promise.all(ids.map((id) => redis.hgetall(keys.thread(id))));
       const threads: Thread[] = [];
-      for (const [err, hash] of replies) {
-        if (err) throw err;
-        const thread = threadFromHash(hash as Record<string, string>);
+      for (const hash of replies) {
+        const thread = threadFromHash(hash);
         if (!thread) continue;
         if (query.status && thread.status !== query.status) continue;
         if (query.metadata && !matchesFilter(thread.metadata, query.metadata)) continue;

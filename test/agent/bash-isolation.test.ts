@@ -12,6 +12,7 @@ import { agentScript, type AgentScript } from '../support/agent-script.js';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
 import { collect, userInput } from '../support/sse.js';
 import { startStack, type Stack, type StackOptions } from '../support/stack.js';
+import { redisPort } from '../support/test-redis.js';
 
 const bwrap = await detectBwrap();
 const tag = randomUUID().slice(0, 8);
@@ -113,7 +114,8 @@ describe.runIf(bwrap.available)('bash under bubblewrap, driven by the agent', ()
     const ports = {
       model: new URL(llm.url).port,
       api: new URL(stack.url).port,
-      redis: new URL(inject('redisUrl')).port || '6379',
+      // One Redis, or the first node of a Cluster.
+      redis: redisPort(inject('redisUrl')),
     };
     const before = llm.requests.length;
     const probes = Object.entries(ports).map(

@@ -273,9 +273,9 @@ describe('lead agent', () => {
       JSON.stringify({ mcpServers: { calc: { enabled: true, type: 'stdio', command: process.execPath, args: [fixture] } }, skills: {} }),
     );
     const { publishConfigChanged } = await import('../../src/queue/control.js');
-    const { Redis } = await import('ioredis');
+    const { connectTestRedis } = await import('../support/test-redis.js');
     const { inject } = await import('vitest');
-    const redis = new Redis(inject('redisUrl'));
+    const redis = connectTestRedis(inject('redisUrl'));
     await publishConfigChanged(redis, { what: 'extensions' });
     redis.disconnect();
     script.lead.push({ tool_calls: [{ name: 'calc_add', args: { a: 2, b: 3 } }] }, { content: 'It is 5.' });

@@ -7,20 +7,23 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { memoryQueueName } from '../../src/queue/memory-queue.js';
 import { keys } from '../../src/store/keys.js';
-import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
+import { testBullmq } from '../support/test-redis.js';
 import { isMemoryUpdateRequest } from '../support/agent-script.js';
 import { startAgentStack, type AgentStack } from '../support/agent-stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 let agent: AgentStack;
 let memoryJobs: Queue;
+let bull: ReturnType<typeof testBullmq> | undefined;
 beforeAll(async () => {
   // Two workers: turns finish on either, and still make one update per window.
   agent = await startAgentStack({ workers: 2, config: { memory: { debounce_seconds: 3, fact_confidence_threshold: 0.7 } } });
-  memoryJobs = new Queue(memoryQueueName(agent.stack.env.queueName), { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+  bull = testBullmq(inject('redisUrl'));
+  memoryJobs = new Queue(memoryQueueName(agent.stack.env.queueName), { connection: bull.connection, prefix: bull.prefix(memoryQueueName(agent.stack.env.queueName)) });
 });
 afterAll(async () => {
   await memoryJobs?.close();
+  bull?.close();
   await agent?.close();
 });
 beforeEach(async () => {

@@ -3,7 +3,7 @@ import { Queue } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
 import { taskJobId, taskQueueName } from '../../src/queue/task-queue.js';
 import { keys } from '../../src/store/keys.js';
-import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
+import { testBullmq } from '../support/test-redis.js';
 import type { AgentScript } from '../support/agent-script.js';
 import { startAgentStack, type AgentStack } from '../support/agent-stack.js';
 import { collect, userInput } from '../support/sse.js';
@@ -38,7 +38,8 @@ describe('sub-agent jobs', () => {
     expect(types.filter((t) => t === 'task_completed')).toHaveLength(3);
     expect(types).toContain('task_running');
 
-    const queue = new Queue(taskQueueName(stack.env.queueName), { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    const bull = testBullmq(inject('redisUrl'));
+    const queue = new Queue(taskQueueName(stack.env.queueName), { connection: bull.connection, prefix: bull.prefix(taskQueueName(stack.env.queueName)) });
     try {
       const jobs = await Promise.all([1, 2, 3].map((i) => queue.getJob(taskJobId(runId, `call_part_${i}`))));
       // The scripted model hands out answers in request order, so which job got which is open.
@@ -48,6 +49,7 @@ describe('sub-agent jobs', () => {
       console.log(`[subagents] 3 tasks ran on ${[...workers].join(', ')}`);
     } finally {
       await queue.close();
+      bull.close();
     }
   });
 });

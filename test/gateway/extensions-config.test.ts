@@ -3,7 +3,8 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import {
   createExtensionsStore,
@@ -16,10 +17,10 @@ import { ConfigError } from '../../src/errors.js';
 import { createFileLocks } from '../../src/store/file-locks.js';
 
 let dir: string;
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'warren-extensions-'));
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
 });
 afterAll(async () => {
   await redis?.quit();

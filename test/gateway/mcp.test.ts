@@ -2,19 +2,20 @@
 // writes and the reload announcement.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { startGatewayApp, type GatewayApp } from './gateway-app.js';
 
 let gw: GatewayApp;
-let subscriber: Redis;
+let subscriber: RedisClient;
 const announcements: unknown[] = [];
 
 beforeAll(async () => {
   gw = await startGatewayApp();
-  subscriber = new Redis(inject('redisUrl'));
+  subscriber = connectTestRedis(inject('redisUrl'));
   await subscriber.subscribe(keys.configChangedChannel());
   subscriber.on('message', (_channel: string, message: string) => announcements.push(JSON.parse(message)));
 });

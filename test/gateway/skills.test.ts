@@ -2,7 +2,8 @@
 // .skill archives with every refusal, leaving nothing half-installed.
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject as provided, it } from 'vitest';
 import { PROJECT_SKILLS_DIR } from '../../src/config/paths.js';
 import { parseSkillManifest } from '../../src/skills/manifest.js';
@@ -12,11 +13,11 @@ import { buildZip, deflatedZeros, skillMd, type ZipEntrySpec } from './zip-write
 import { keys } from '../../src/store/keys.js';
 
 let gw: GatewayApp;
-let subscriber: Redis;
+let subscriber: RedisClient;
 let announced = 0;
 beforeAll(async () => {
   gw = await startGatewayApp({ withPublicSkills: true });
-  subscriber = new Redis(provided('redisUrl'));
+  subscriber = connectTestRedis(provided('redisUrl'));
   await subscriber.subscribe(keys.configChangedChannel());
   subscriber.on('message', () => announced++);
 });
@@ -107,7 +108,7 @@ describe('enable and disable', () => {
 
   it('answers 503 {detail} while another replica holds extensions_config.json past the wait, writing nothing', async () => {
     const impatient = await startGatewayApp({ withPublicSkills: true, fileLocks: { waitMs: 100 } });
-    const redis = new Redis(provided('redisUrl'));
+    const redis = connectTestRedis(provided('redisUrl'));
     try {
       const res = await createFileLocks(redis).extensionsConfig.run(() =>
         impatient.api.app.inject({ method: 'POST', url: '/api/skills/deep-research/disable' }),

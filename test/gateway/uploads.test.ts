@@ -3,10 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_UPLOAD_LIMITS } from '../../src/gateway/gateway-deps.js';
 import { createFileLocks } from '../../src/store/file-locks.js';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { multipart, rawMultipart, rawRequest, startGatewayApp, type GatewayApp, type MultipartBody } from './gateway-app.js';
 
 let gw: GatewayApp;
@@ -309,10 +310,10 @@ describe('delete', () => {
 
 describe("the thread's uploads lock", () => {
   let impatient: GatewayApp;
-  let redis: Redis;
+  let redis: RedisClient;
   beforeAll(async () => {
     impatient = await startGatewayApp({ fileLocks: { waitMs: 100 } });
-    redis = new Redis(inject('redisUrl'));
+    redis = connectTestRedis(inject('redisUrl'));
   });
   afterAll(async () => {
     await redis?.quit();

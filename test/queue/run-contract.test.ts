@@ -3,22 +3,22 @@
 // failure, and the worker goes on to run the next run.
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { createRunQueue } from '../../src/queue/run-queue.js';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
+import { createRunQueue, runQueueNames } from '../../src/queue/run-queue.js';
 import { nowIso, type StoredRun } from '../../src/store/records.js';
 import { keys } from '../../src/store/keys.js';
-import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis, testBullmq } from '../support/test-redis.js';
 import { createStores } from '../../src/store/stores.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 let stack: Stack;
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(async () => {
   stack = await startStack({ config: { graphs: testGraphs('counter') } });
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
 });
 afterAll(async () => {
   redis?.disconnect();
@@ -49,7 +49,9 @@ describe('the worker checks what crosses the queue', () => {
     };
     const created = await stores.runs.create(run, 'enqueue');
     expect(created.dispatch).toBe(true);
-    const dispatcher = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName, pino({ level: 'silent' }));
+    const bull = testBullmq(inject('redisUrl'));
+    onTestFinished(() => bull.close());
+    const dispatcher = createRunQueue(bull.connection, stack.env.queueName, pino({ level: 'silent' }));
     try {
       await dispatcher.dispatch(threadId, run.run_id);
     } finally {
@@ -76,16 +78,22 @@ describe('the worker checks what crosses the queue', () => {
     const { runs } = (await (await fetch(`${stack.apiUrl}/threads/${threadId}/runs`)).json()) as { runs: { run_id: string }[] };
     const [run] = runs;
     if (!run) throw new Error('the run is not listed');
-    const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    const bull = testBullmq(inject('redisUrl'));
+    onTestFinished(() => bull.close());
+    const dispatcher = createRunQueue(bull.connection, stack.env.queueName, pino({ level: 'silent' }));
     try {
-      expect((await queue.getJob(run.run_id))?.data).toEqual({ thread_id: threadId, run_id: run.run_id });
+      expect((await dispatcher.queueFor(threadId).getJob(run.run_id))?.data).toEqual({ thread_id: threadId, run_id: run.run_id });
     } finally {
-      await queue.close();
+      await dispatcher.close();
     }
   });
 
   it('fails a run job whose data does not match the contract, and keeps taking jobs', async () => {
-    const queue = new Queue(stack.env.queueName, { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    const bull = testBullmq(inject('redisUrl'));
+    onTestFinished(() => bull.close());
+    // Any run queue (a Cluster has several): every worker takes from each.
+    const [name] = runQueueNames(bull.connection, stack.env.queueName) as [string];
+    const queue = new Queue(name, { connection: bull.connection, prefix: bull.prefix(name) });
     try {
       const job = await queue.add('run', { thread_id: 42 }, { jobId: `bad-${randomUUID()}`, attempts: 1 });
       const failed = await waitFor(async () => ((await queue.getJobState(job.id as string)) === 'failed' ? queue.getJob(job.id as string) : null), 'the bad job to fail');

@@ -2,24 +2,24 @@
 // stream writer): the graph stops at once, no checkpoint is stored past the events the stream
 // holds (so a resumed run could never skip events), and the run settles as an error that says why.
 import { Client } from '@langchain/langgraph-sdk';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import { parseAppConfig } from '../../src/config/load-config.js';
 import { createGraphRegistry } from '../../graphs/registry.js';
 import { createRunQueue } from '../../src/queue/run-queue.js';
-import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis, testBullmq } from '../support/test-redis.js';
 import type { RunStreams } from '../../src/store/run-stream.js';
 import { createStores } from '../../src/store/stores.js';
 import { executeRun } from '../../workers/run-executor/executor.js';
 import { GRAPHS_MODULE, startStack, testGraphs, type Stack } from '../support/stack.js';
 
 let stack: Stack;
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(async () => {
   // No worker: the test runs the executor itself, with a stream writer that fails on purpose.
   stack = await startStack({ config: { graphs: testGraphs('counter') }, workers: 0 });
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
 });
 afterAll(async () => {
   redis?.disconnect();
@@ -57,7 +57,9 @@ describe('a failed append', () => {
     });
 
     const stores = createStores(redis);
-    const dispatcher = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName, pino({ level: 'silent' }));
+    const bull = testBullmq(inject('redisUrl'));
+    onTestFinished(() => bull.close());
+    const dispatcher = createRunQueue(bull.connection, stack.env.queueName, pino({ level: 'silent' }));
     const appConfig = parseAppConfig({ graphs: { counter: `${GRAPHS_MODULE}:counter` } }, process.env);
     const outcome = await executeRun({ thread_id: threadId, run_id: run.run_id }, new AbortController().signal, {
       runs: stores.runs,

@@ -3,7 +3,8 @@
 // as /store/items, items expire and reads refresh them, a worker sweeps expired items away, and
 // `query` ranks by similarity through a real OpenAI embeddings client talking to a local server.
 import { Client } from '@langchain/langgraph-sdk';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { itemId } from '../../src/store/store-items.js';
@@ -15,7 +16,7 @@ import { waitFor } from '../support/wait-for.js';
 let embeddings: ScriptedEmbeddings;
 let cluster: Cluster;
 let plain: Stack;
-let redis: Redis;
+let redis: RedisClient;
 let a: Client;
 let b: Client;
 let aUrl: string;
@@ -39,7 +40,7 @@ beforeAll(async () => {
   aUrl = `http://127.0.0.1:${first?.port}/api/langgraph`;
   a = new Client({ apiUrl: aUrl });
   b = new Client({ apiUrl: `http://127.0.0.1:${second?.port}/api/langgraph` });
-  redis = new Redis(cluster.redis.url);
+  redis = connectTestRedis(cluster.redis.url);
   // No index, and a default TTL: an in-process API on its own Redis.
   plain = await startStack({ config: { store: { ttl: { default_ttl: 30, refresh_on_read: false } } } });
 }, 240_000);
@@ -246,7 +247,7 @@ describe('TTL', () => {
 
   it("takes config's default TTL when a write names none, and ttl: null keeps an item for ever", async () => {
     const ns = ['ttl', unique()];
-    const raw = new Redis(plain.env.redisUrl);
+    const raw = connectTestRedis(plain.env.redisUrl);
     try {
       await plain.client.store.putItem(ns, 'default', { x: 1 });
       await plain.client.store.putItem(ns, 'forever', { x: 1 }, { ttl: null });

@@ -1,20 +1,20 @@
 // Worker fault handling in process: graceful hand-back on shutdown, and the attempt limit.
 import { Client } from '@langchain/langgraph-sdk';
-import { Redis } from 'ioredis';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject, onTestFinished } from 'vitest';
 import { keys } from '../../src/store/keys.js';
-import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis, testBullmq } from '../support/test-redis.js';
 import { collect, names } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
 let stack: Stack;
-let redis: Redis;
+let redis: RedisClient;
 let jsonClient: Client;
 beforeAll(async () => {
   stack = await startStack({ config: { graphs: testGraphs('counter') } });
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
   jsonClient = new Client({ apiUrl: stack.apiUrl, defaultHeaders: { Accept: 'application/json' } });
 });
 afterAll(async () => {
@@ -60,8 +60,10 @@ describe('worker faults', () => {
     await redis.del(keys.runStream(id2, parked.run_id));
     await redis.set(keys.activeRun(id2), parked.run_id);
     const { createRunQueue } = await import('../../src/queue/run-queue.js');
-    const queue = createRunQueue(bullmqOptionsFromUrl(inject('redisUrl'), 'test'), stack.env.queueName, pino({ level: 'silent' }));
-    await queue.queue.remove(parked.run_id);
+    const bull = testBullmq(inject('redisUrl'));
+    onTestFinished(() => bull.close());
+    const queue = createRunQueue(bull.connection, stack.env.queueName, pino({ level: 'silent' }));
+    await queue.queueFor(id2).remove(parked.run_id);
     await queue.dispatch(id2, parked.run_id);
     await queue.close();
     const events = await collect(stack.client.runs.joinStream(id2, parked.run_id, { lastEventId: '-1' }));

@@ -3,9 +3,10 @@
 // next run is streaming or after it ended. Redis refuses everything the woken worker tries to
 // write: every stream has one `metadata` per attempt and one `end`, nothing after it, and every
 // thread keeps every acknowledged turn.
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { buildDist, startCluster, type Cluster, type ClusterProcess } from '../support/cluster.js';
 import { chatRuns, expectOneWriterAtATime } from '../support/run-invariants.js';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
@@ -20,7 +21,7 @@ const LOADED_WAIT = 120_000;
 
 let llm: ScriptedOpenAI;
 let cluster: Cluster;
-let redis: Redis;
+let redis: RedisClient;
 let chat: ReturnType<typeof chatRuns>;
 
 beforeAll(async () => {
@@ -30,11 +31,14 @@ beforeAll(async () => {
   cluster = await startCluster({
     apis: 2,
     workers: 2,
-    // Each worker takes half of the runs.
+    // Each worker takes half of the runs (on a Redis Cluster, where runs are sharded over
+    // several queues and a worker's concurrency is shared out among them, roughly so).
     workerConcurrency: RUNS / 2,
     config: { graphs: testGraphs('chat'), runtime: { lock_seconds: 2, stalled_check_seconds: 1 } },
+    // 'run started' / 'run finished' lines tell which worker holds which run.
+    env: { LOG_LEVEL: 'info' },
   });
-  redis = new Redis(cluster.redis.url);
+  redis = connectTestRedis(cluster.redis.url);
   chat = chatRuns(cluster);
 }, 240_000);
 afterAll(async () => {
@@ -47,13 +51,27 @@ const streamLength = (threadId: string, runId: string) => redis.xlen(keys.runStr
 const streaming = async (threads: string[], runs: string[]) => Promise.all(threads.map((t, i) => streamLength(t, runs[i] as string)));
 const lostRuns = (worker: ClusterProcess) => worker.lines.filter((line) => line.includes('run lost')).length;
 
+/** How many of `runIds` the worker runs right now, by its log lines. */
+function holding(worker: ClusterProcess, runIds: ReadonlySet<string>): number {
+  const held = new Set<string>();
+  for (const line of worker.lines) {
+    if (!line.startsWith('{')) continue;
+    const { msg, run_id: runId } = JSON.parse(line) as { msg?: string; run_id?: string };
+    if (!runId || !runIds.has(runId)) continue;
+    if (msg === 'run started') held.add(runId);
+    else if (msg === 'run finished' || msg === 'run failed' || msg?.startsWith('run lost')) held.delete(runId);
+  }
+  return held.size;
+}
+
 async function scenario(wake: 'during the next run' | 'after the next run') {
-  const [paused] = cluster.workers as [ClusterProcess];
-  const lostBefore = lostRuns(paused);
   const threads = await chat.threads(RUNS);
   const first = await chat.start(threads, 'first question');
-  // Every run is well into its answer when one worker stops answering.
+  // Every run is well into its answer when one worker stops answering: the one holding most.
   await waitFor(async () => (await streaming(threads, first)).every((n) => n >= 12), 'every first run streaming', LOADED_WAIT);
+  const firstIds = new Set(first);
+  const paused = [...cluster.workers].sort((a, b) => holding(b, firstIds) - holding(a, firstIds))[0] as ClusterProcess;
+  const lostBefore = lostRuns(paused);
   paused.child.kill('SIGSTOP');
   await chat.succeeded(threads, first, 'the first runs finished by the other worker');
   const takenOver = (await Promise.all(threads.map((t, i) => redis.hget(keys.run(t, first[i] as string), 'attempt')))).filter((a) => a !== '1').length;
@@ -93,7 +111,7 @@ async function wakingAfter(wake: Parameters<typeof scenario>[0]): Promise<void> 
   try {
     await scenario(wake);
   } finally {
-    (cluster.workers[0] as ClusterProcess).child.kill('SIGCONT');
+    for (const worker of cluster.workers) if (worker.child.exitCode === null) worker.child.kill('SIGCONT');
   }
 }
 

@@ -3,8 +3,8 @@
 // either stored before another worker takes the run over, or refused after; no stream shows
 // two attempts writing, and no thread holds a turn twice or loses one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Redis } from 'ioredis';
 import { keys } from '../../src/store/keys.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
 import { chatRuns, expectOneWriterAtATime } from '../support/run-invariants.js';
 import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
@@ -40,7 +40,7 @@ describe('a Redis outage longer than the lock', () => {
   it('runs every run once: no double execution, no lost or doubled turn', async () => {
     const threads = await chat.threads(RUNS);
     const runs = await chat.start(threads, 'question');
-    const redis = new Redis(cluster.redis.url);
+    const redis = connectTestRedis(cluster.redis.url);
     try {
       await waitFor(
         async () => (await Promise.all(threads.map((t, i) => redis.xlen(keys.runStream(t, runs[i] as string))))).every((n) => n >= 10),

@@ -15,20 +15,36 @@ import {
 } from '@langchain/langgraph-checkpoint-validation';
 import { Annotation, StateGraph } from '@langchain/langgraph';
 import type { RunnableConfig } from '@langchain/core/runnables';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { RedisCheckpointSaver } from '../../src/store/checkpointer.js';
 import { keys, threadKeyPattern } from '../../src/store/keys.js';
+import { spawnRedisCluster } from '../../src/store/redis-process.js';
+import { parseRedisTarget, type RedisClient } from '../../src/store/redis.js';
+import { tracked, trackedDir } from '../support/leftovers.js';
+import { connectTestRedis, scanAll } from '../support/test-redis.js';
 
 // The suite calls vitest's globals (its own CLI runs with `globals: true`); this project does not.
 Object.assign(globalThis, { describe, it, expect, beforeAll, afterAll, beforeEach, afterEach });
 
-let redis: Redis;
+let redis: RedisClient;
+let ownCluster: { stop(): Promise<void>; dir: string } | undefined;
 
 // `list` without a thread reads every thread that has checkpoints, so the suite needs a keyspace
 // no other test file writes to: an empty logical database of the shared test server. It is
-// never flushed; every thread written here is deleted through the saver.
-async function connectToEmptyDatabase(url: string): Promise<Redis> {
+// never flushed; every thread written here is deleted through the saver. A Redis Cluster has one
+// database only: on one (WARREN_TEST_REDIS=cluster), the suite makes its own 3-master cluster.
+async function connectToEmptyDatabase(url: string): Promise<RedisClient> {
+  if (parseRedisTarget(url).kind === 'cluster') {
+    const dir = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-checkpointer-cluster-')));
+    const cluster = await spawnRedisCluster({ dataDir: dir, overrides: { appendonly: 'no', save: '' } });
+    for (const node of cluster.nodes) tracked(node.child);
+    ownCluster = { stop: () => cluster.stop(), dir };
+    return connectTestRedis(cluster.url);
+  }
   for (let db = 15; db >= 1; db -= 1) {
     const client = new Redis(url, { db });
     if ((await client.dbsize()) === 0) return client;
@@ -42,14 +58,7 @@ async function deleteAllThreads(saver: RedisCheckpointSaver): Promise<void> {
 }
 
 async function threadKeys(threadId: string): Promise<string[]> {
-  const found: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', threadKeyPattern(threadId), 'COUNT', 1000);
-    found.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  return found;
+  return scanAll(redis, threadKeyPattern(threadId));
 }
 
 beforeAll(async () => {
@@ -57,8 +66,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await deleteAllThreads(new RedisCheckpointSaver(redis));
-  await redis.quit();
+  try {
+    await deleteAllThreads(new RedisCheckpointSaver(redis));
+    await redis.quit();
+  } finally {
+    await ownCluster?.stop();
+    if (ownCluster) rmSync(ownCluster.dir, { recursive: true, force: true });
+  }
 });
 
 const initializer: CheckpointSaverTestInitializer<RedisCheckpointSaver> = {

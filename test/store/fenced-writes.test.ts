@@ -3,17 +3,18 @@
 // rollback, settling), and a run's checkpoint only ever extends the thread's head.
 import { randomUUID } from 'node:crypto';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isFenceRefusal, isLineageRefusal } from '../../src/errors.js';
 import { keys } from '../../src/store/keys.js';
 import { nowIso, type RunFence } from '../../src/store/records.js';
 import { createStores, type Stores } from '../../src/store/stores.js';
 
-let redis: Redis;
+let redis: RedisClient;
 let stores: Stores;
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
   stores = createStores(redis);
 });
 afterAll(() => redis?.disconnect());

@@ -5,19 +5,20 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ServiceUnavailableError } from '../../src/errors.js';
 import { createFileLocks } from '../../src/store/file-locks.js';
 import { keys } from '../../src/store/keys.js';
 import { writeFileAtomic } from '../../src/store/thread-files.js';
 
-let one: Redis;
-let two: Redis;
+let one: RedisClient;
+let two: RedisClient;
 let dir: string;
 beforeAll(() => {
-  one = new Redis(inject('redisUrl'));
-  two = new Redis(inject('redisUrl'));
+  one = connectTestRedis(inject('redisUrl'));
+  two = connectTestRedis(inject('redisUrl'));
   dir = mkdtempSync(path.join(tmpdir(), 'warren-file-locks-'));
 });
 afterAll(async () => {
@@ -54,7 +55,7 @@ describe('createFileLocks', () => {
     }
   });
 
-  it('answers 503 after a bounded wait, whether queued in this process or waiting on Redis, and stays usable', async () => {
+  it('answers 503 after a bounded wait, whether queued in this process or waiting on RedisClient, and stays usable', async () => {
     const thread = randomUUID();
     const holder = createFileLocks(one);
     const other = createFileLocks(two, { waitMs: 100 });

@@ -3,19 +3,20 @@
 // writes; a stream that joins while the reader is blocked is read at once; settled runs without
 // `end` are closed.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis, onTestCluster } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createRunStreamHub, type RunStreamHub } from '../../src/store/run-stream-hub.js';
 import { createRunStreams, type RunStreams, type StreamEntry } from '../../src/store/run-stream.js';
 import { streamWriter } from '../support/stream-writer.js';
 import { waitFor } from '../support/wait-for.js';
 
-let redis: Redis;
-const opened: Redis[] = [];
+let redis: RedisClient;
+const opened: RedisClient[] = [];
 const settled = new Set<string>();
 
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
 });
 
 afterAll(async () => {
@@ -25,7 +26,7 @@ afterAll(async () => {
 
 const writerOf = (threadId: string, runId: string) => streamWriter(redis, threadId, runId);
 
-const track = (connection: Redis) => {
+const track = (connection: RedisClient) => {
   opened.push(connection);
   return connection;
 };
@@ -36,7 +37,7 @@ function makeHub(blockMs: number, onError?: (err: unknown) => void): { hub: RunS
     streams: createRunStreams(redis),
     blockingConnection: () => {
       made += 1;
-      return track(new Redis(inject('redisUrl'), { maxRetriesPerRequest: null }));
+      return track(connectTestRedis(inject('redisUrl'), { maxRetriesPerRequest: null }));
     },
     isSettled: async (threadId, runId) => settled.has(`${threadId}/${runId}`),
     blockMs,
@@ -91,7 +92,8 @@ describe('run stream hub', () => {
       expect(c.entries.map((e) => e.event)).toEqual([...Array.from({ length: 30 }, () => 'values'), 'end']);
       expect(c.entries.slice(0, 30).map((e) => JSON.parse(e.data).i)).toEqual(Array.from({ length: 30 }, (_, i) => i));
     }
-    expect(connections()).toBe(1);
+    // One Redis: one connection for all; a Cluster: one per thread (an XREAD stays on one slot).
+    expect(connections()).toBe(onTestCluster() ? runs.length : 1);
     await waitFor(async () => hub.followed() === 0, 'streams dropped once their clients are done');
     await hub.close();
   });
@@ -301,7 +303,7 @@ describe('run stream hub: slow subscribers and shared catch-up', () => {
         return real.readAfter(...args);
       },
     };
-    const hub = createRunStreamHub({ streams, blockingConnection: () => track(new Redis(inject('redisUrl'), { maxRetriesPerRequest: null })), isSettled: async () => false });
+    const hub = createRunStreamHub({ streams, blockingConnection: () => track(connectTestRedis(inject('redisUrl'), { maxRetriesPerRequest: null })), isSettled: async () => false });
     const { threadId, runId } = run();
     const writer = writerOf(threadId, runId);
     await Promise.all(Array.from({ length: 2500 }, (_, i) => writer.append('values', JSON.stringify({ i }))));

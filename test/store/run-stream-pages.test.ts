@@ -2,15 +2,16 @@
 // every id inside it; a cached page is short, never wrong; empty pages are not kept; the cache
 // stays within its bounds, least recently used first, and forgets a stream on request.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createPageCache, PAGE_ENTRIES } from '../../src/store/run-stream-pages.js';
 import { createRunStreams, type RunStreams } from '../../src/store/run-stream.js';
 import { streamWriter } from '../support/stream-writer.js';
 
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
 });
 afterAll(async () => {
   await redis.quit();

@@ -1,5 +1,6 @@
 // A real multi-process deployment on loopback: Redis (AOF on), N API processes and M workers
-// from the built dist/, and nginx with deploy/nginx.conf pointed at the API processes.
+// from the built dist/, and nginx with deploy/nginx.conf pointed at the API processes. With
+// WARREN_TEST_REDIS=cluster (or `redis: 'cluster'`) its Redis is a local 3-master Redis Cluster.
 // startApiReplicas starts only the API processes, on a Redis and a home the caller owns.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -7,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { freePort, redisAnswers, spawnRedis, type RedisProcess } from '../../src/store/redis-process.js';
+import { freePort, redisAnswers, spawnRedis, spawnRedisCluster, type RedisClusterProcess, type RedisProcess } from '../../src/store/redis-process.js';
 import { tracked, trackedDir } from './leftovers.js';
 import { waitFor } from './wait-for.js';
 
@@ -34,7 +35,8 @@ export interface Cluster {
   url: string;
   apis: ClusterProcess[];
   workers: ClusterProcess[];
-  redis: RedisProcess;
+  /** The deployment's Redis: `url` is its REDIS_URL (`redis+cluster://…` on a Cluster). */
+  redis: { readonly url: string };
   home: string;
   startWorker(): Promise<ClusterProcess>;
   /** Stops Redis, leaves it down for `downMs` (an outage of that length), and starts it again. */
@@ -51,6 +53,8 @@ export interface ClusterOptions {
   env?: Record<string, string>;
   /** More environment for the worker of that index (its own metrics port, say). */
   workerEnv?: (index: number) => Record<string, string>;
+  /** One redis-server, or a 3-master Redis Cluster; by default as WARREN_TEST_REDIS says. */
+  redis?: 'single' | 'cluster';
 }
 
 function nginxConfig(template: string, listen: number, upstreams: number[], dir: string): string {
@@ -152,8 +156,20 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   writeFileSync(configFile, stringify(options.config));
   const redisDir = path.join(home, 'redis');
   const redisPort = await freePort();
-  let redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
-  tracked(redis.child);
+  const onCluster = (options.redis ?? (process.env.WARREN_TEST_REDIS === 'cluster' ? 'cluster' : 'single')) === 'cluster';
+  let redis: RedisProcess | RedisClusterProcess;
+  if (onCluster) {
+    try {
+      redis = await spawnRedisCluster({ dataDir: redisDir });
+    } catch (err) {
+      rmSync(home, { recursive: true, force: true });
+      throw err;
+    }
+    for (const node of redis.nodes) tracked(node.child);
+  } else {
+    redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
+    tracked(redis.child);
+  }
   const env = deploymentEnv(redis.url, home, configFile, { WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16), ...options.env });
 
   const apis: ClusterProcess[] = [];
@@ -208,9 +224,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     async restartRedis(downMs = 0) {
       await redis.stop();
       if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      if ('nodes' in redis) {
+        await redis.start();
+        for (const node of redis.nodes) tracked(node.child);
+        return;
+      }
       redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
       tracked(redis.child);
-      await waitFor(() => redisAnswers(redis.url), 'redis to answer again');
+      const { url } = redis;
+      await waitFor(() => redisAnswers(url), 'redis to answer again');
     },
     stop,
   };

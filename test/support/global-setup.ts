@@ -1,11 +1,13 @@
 // One private Redis for the whole test run. Never the machine's shared 6379, never flushed.
-// Order of preference: REDIS_URL_TEST; a testcontainers Redis when a Docker engine answers;
-// a redis-server spawned from the project's redis.conf on a free port in a temp directory.
+// Order of preference: REDIS_URL_TEST; with WARREN_TEST_REDIS=cluster, a local 3-master Redis
+// Cluster of redis-servers (free ports, a temp directory, torn down after); a testcontainers
+// Redis when a Docker engine answers; a redis-server spawned from the project's redis.conf on a
+// free port in a temp directory.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { spawnRedis } from '../../src/store/redis-process.js';
+import { spawnRedis, spawnRedisCluster } from '../../src/store/redis-process.js';
 import { sweepLeftovers } from './leftovers.js';
 
 declare module 'vitest' {
@@ -46,6 +48,23 @@ async function setupRedis(project: TestProject): Promise<() => Promise<void>> {
   if (given) {
     project.provide('redisUrl', given);
     return async () => {};
+  }
+  if (process.env.WARREN_TEST_REDIS === 'cluster') {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'warren-test-redis-cluster-'));
+    try {
+      const cluster = await spawnRedisCluster({ dataDir, overrides: { appendonly: 'no', save: '' } });
+      project.provide('redisUrl', cluster.url);
+      return async () => {
+        await cluster.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      };
+    } catch (err) {
+      rmSync(dataDir, { recursive: true, force: true });
+      throw err;
+    }
+  }
+  if (process.env.WARREN_TEST_REDIS !== undefined && process.env.WARREN_TEST_REDIS !== 'single') {
+    throw new Error(`WARREN_TEST_REDIS=${process.env.WARREN_TEST_REDIS}: expected "single" (the default) or "cluster".`);
   }
   if (process.env.WARREN_TEST_DOCKER !== '0' && (await dockerAnswers())) {
     const { RedisContainer } = await import('@testcontainers/redis');

@@ -4,17 +4,18 @@ import { randomUUID } from 'node:crypto';
 import { AIMessage, ToolMessage } from '@langchain/core/messages';
 import { Command, END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { RedisCheckpointSaver } from '../../src/store/checkpointer.js';
 import { answerText, createClarificationTool } from '../../workers/tools/clarification.js';
 
-let redis: Redis;
+let redis: RedisClient;
 let saver: RedisCheckpointSaver;
 const threads: string[] = [];
 
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
   saver = new RedisCheckpointSaver(redis);
 });
 

@@ -4,7 +4,7 @@
 // the worker. This proves the wiring in workers/worker-process.ts, which the unit suites bypass.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { publishConfigChanged } from '../../src/queue/control.js';
 import { startHttpFixture, type HttpFixture } from '../fixtures/mcp/http-server.js';
@@ -93,7 +93,7 @@ describe('MCP OAuth through the API and a worker', () => {
     const config = JSON.parse(readFileSync(file, 'utf8')) as { mcpServers: Record<string, unknown> };
     config.mcpServers.rogue = { type: 'stdio', command: 'node', args: ['-e', `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "")`] };
     writeFileSync(file, JSON.stringify(config));
-    const publisher = new Redis(inject('redisUrl'));
+    const publisher = connectTestRedis(inject('redisUrl'));
     try {
       await publishConfigChanged(publisher, { what: 'extensions' });
     } finally {

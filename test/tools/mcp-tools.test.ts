@@ -2,7 +2,7 @@
 // test/fixtures/mcp/fixture-server.ts) and the same tools served in-process over streamable
 // HTTP and SSE on 127.0.0.1.
 import { writeFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterEach, beforeEach, describe, expect, inject, it } from 'vitest';
 import { publishConfigChanged } from '../../src/queue/control.js';
 import type { HttpAuthSource } from '../../workers/tools/mcp-http-auth.js';
@@ -331,8 +331,8 @@ describe('MCP toolset: reload and close', () => {
 
 describe('MCP toolset: reload on a config-changed announcement', () => {
   it('reloads when the gateway announces an extensions change over Redis pub/sub', async () => {
-    const subscriber = new Redis(inject('redisUrl'));
-    const publisher = new Redis(inject('redisUrl'));
+    const subscriber = connectTestRedis(inject('redisUrl'));
+    const publisher = connectTestRedis(inject('redisUrl'));
     try {
       await ws.writeServers({ alpha: stdioServer() });
       const toolset = open();

@@ -4,7 +4,7 @@
 // for the lease again. What the connections share is built here once: the stream hub that
 // follows runs, the upload writer with its conversion sandbox, and the way an answer is followed
 // and streamed back; each platform adds its protocol (how it receives, posts, edits).
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
 import type { Logger } from 'pino';
 import type { RunAdmission } from '../../src/admission/admit-run.js';
 import type { CancelSignals } from '../../src/admission/cancel-run.js';
@@ -43,7 +43,7 @@ export interface ChannelsDeps {
   stores: Pick<Stores, 'runs' | 'threads' | 'channels' | 'streams'>;
   admission: Pick<RunAdmission, 'admit'>;
   cancelSignals: CancelSignals;
-  redis: { command: Redis; blocking(name: string): Redis; subscriber(name: string): Redis };
+  redis: { command: RedisClient; blocking(name: string): RedisClient; subscriber(name: string): RedisClient };
   /** This worker, as GET /api/channels names the holder. */
   holder: string;
   log: Logger;
@@ -202,7 +202,7 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
             settle: (owed) => stores.channels.settle(channel, owed.run_id),
             onError: (err, owed) => log.warn({ err, run_id: owed.run_id }, `${channel}: an answer was not sent; it stays owed`),
           });
-          let blocking: Redis | null = null;
+          let blocking: RedisClient | null = null;
           const drop = () => blocking?.disconnect();
           signal.addEventListener('abort', drop, { once: true });
           try {
