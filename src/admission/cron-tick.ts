@@ -1,9 +1,10 @@
 // One tick of a cron: the run it starts, made from the cron's payload. BullMQ's scheduler does
 // not catch up: a tick taken late (every worker busy, one killed) makes it schedule the next
 // from now, and the ticks in between never come. So a tick also starts the runs of the ticks
-// since the last one fully fired (at most MAX_CATCH_UP of them); each run's id comes from its
-// tick, so ticks handled twice, out of order or at once start each run once. Runs in a worker (the
-// tick job's processor); everything it reads is in Redis, so any worker may take any tick.
+// since the last one fully fired, or since the cron was made before any has (at most
+// MAX_CATCH_UP of them); each run's id comes from its tick, so ticks handled twice, out of order
+// or at once start each run once. Runs in a worker (the tick job's processor); everything it
+// reads is in Redis, so any worker may take any tick.
 import { actingFor, ANONYMOUS_USER } from '../auth/identity.js';
 import { ticksBetween } from '../queue/cron-schedule.js';
 import type { CronStore } from '../store/crons.js';
@@ -34,8 +35,13 @@ export async function runCronTick(deps: CronTickDeps, cronId: string, tickMs: nu
   if (!cron) return { outcome: 'skipped', why: 'no such cron' };
   if (!cron.enabled) return { outcome: 'skipped', why: 'disabled' };
   if (cron.end_time !== null && tickMs > Date.parse(cron.end_time)) return { outcome: 'skipped', why: 'past end_time' };
-  const last = await deps.crons.lastTick(cronId);
-  const missed = last === null ? [] : ticksBetween(cron, last, tickMs, MAX_CATCH_UP);
+  // No tick has fully fired yet: every tick since the cron was made is owed. The first ones are
+  // the likeliest to be taken late (workers starting, busy) and then out of order: BullMQ
+  // schedules the tick after a late one from when it was taken, and that tick's job may finish
+  // before the late one has; catching up from nothing, it would leave the ticks between them
+  // without runs for good once it raised the last tick past them.
+  const last = (await deps.crons.lastTick(cronId)) ?? Date.parse(cron.created_at);
+  const missed = ticksBetween(cron, last, tickMs, MAX_CATCH_UP);
   const ticks = [...new Set([...missed, tickMs])].filter((t) => cron.end_time === null || t <= Date.parse(cron.end_time));
   let started = 0;
   for (const tick of ticks) if (await admitTick(deps, cron, tick)) started++;

@@ -18,7 +18,7 @@ export interface CronStore {
   update(cronId: string, change: (current: StoredCron) => StoredCron): Promise<StoredCron | null>;
   /** False when there was no such cron. */
   remove(cronId: string): Promise<boolean>;
-  /** The last tick (ms) whose run, and every earlier tick's, is known to exist; null before the first. */
+  /** The last tick (ms) whose run, and every earlier tick's, is known to exist; null before the first (then every tick since `created_at` is owed). */
   lastTick(cronId: string): Promise<number | null>;
   /** Records that every tick up to `tickMs` has its run (or must not have one: a re-enabled cron). Never moves back. */
   raiseLastTick(cronId: string, tickMs: number): Promise<void>;

@@ -1,9 +1,14 @@
 // Crons through the LangGraph SDK: create (on a thread, stateless), search, count, PATCH,
 // DELETE, refusals, thread deletion taking its crons, the recursion_limit Warren gives the runs
-// it starts, and stateless crons' threads deleted or kept.
+// it starts, stateless crons' threads deleted or kept, and a cron's first ticks taken out of order.
 import type { Run } from '@langchain/langgraph-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
+import { CronExpressionParser } from 'cron-parser';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tickRunId, tickThreadId } from '../../src/admission/tick-ids.js';
+import { CRON_TICK_JOB_NAME, cronQueueName } from '../../src/queue/cron-queue.js';
+import { keys } from '../../src/store/keys.js';
+import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
 import { userInput } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
@@ -131,6 +136,40 @@ describe('cron runs', () => {
       } else {
         await waitFor(async () => (await fetch(`${stack.apiUrl}/threads/${finished.threadId}`)).status === 404, 'the run’s thread to be deleted');
       }
+    }
+  });
+
+  it('a later tick taken before the first one has fired still starts the runs of every tick since the cron was made', async () => {
+    // Three ticks next January, none due during the test: the test hands the worker its ticks.
+    const schedule = '0 0 1-3 1 *';
+    const { thread_id: threadId } = await stack.client.threads.create();
+    const cron = await stack.client.crons.createForThread(threadId, 'echo', { schedule, input: userInput('tick') });
+    const expression = CronExpressionParser.parse(schedule, { currentDate: new Date(cron.created_at), tz: 'UTC' });
+    const [first, second, third] = [1, 2, 3].map(() => expression.next().getTime()) as [number, number, number];
+    const queue = new Queue(cronQueueName(stack.env.queueName), { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    /** The ticks the cron's runs on the thread stand for, checked against their run ids. */
+    const ranTicks = async () => {
+      const listed = (await stack.client.runs.list(threadId, { limit: 100 })) as unknown as { runs: Run[] };
+      const runs = listed.runs.filter((r) => r.metadata?.cron_id === cron.cron_id);
+      const ticks = runs.map((r) => Date.parse(String(r.metadata?.cron_tick)));
+      runs.forEach((r, i) => expect(r.run_id).toBe(tickRunId(cron.cron_id, ticks[i] as number)));
+      return ticks.sort((a, b) => a - b);
+    };
+    try {
+      // BullMQ takes its first job late and schedules the next from then, past the second tick;
+      // that next job is taken before the first one has fired (as two workers may).
+      await queue.add(CRON_TICK_JOB_NAME, { cron_id: cron.cron_id }, { jobId: `repeat:${cron.cron_id}:${third}` });
+      await waitFor(async () => (await ranTicks()).includes(third), 'the run of the third tick');
+      // Then the first tick: the scheduler's own job (still delayed until January), or one like it.
+      const firstId = `repeat:${cron.cron_id}:${first}`;
+      const firstJob = (await queue.getJob(firstId)) ?? (await queue.add(CRON_TICK_JOB_NAME, { cron_id: cron.cron_id }, { jobId: firstId }));
+      if (await firstJob.isDelayed()) await firstJob.promote();
+      await waitFor(async () => (await queue.getJob(firstId))?.finishedOn !== undefined, 'the first tick to be taken');
+      // Both ticks are done: the one in between has its run too, and each tick has one.
+      expect(await ranTicks()).toEqual([first, second, third]);
+    } finally {
+      await stack.client.crons.delete(cron.cron_id);
+      await queue.close();
     }
   });
 });
