@@ -4,6 +4,7 @@
 // 403), in searches, counts, history, stream joins and WebSocket joins too; the admin reaches both.
 // Alice talks to one replica and bob to the other, so nothing rests on one process's memory.
 import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
@@ -52,13 +53,12 @@ interface Answer {
   json: unknown;
 }
 
-/** A request as `who`, on their replica; the body is JSON unless it is FormData. */
+/** A request as `who`, on their replica, with a JSON body. */
 async function call(who: Who, method: string, path: string, body?: unknown): Promise<Answer> {
-  const form = body instanceof FormData;
   const res = await fetch(`${bases[who]}${path}`, {
     method,
-    headers: { 'x-api-key': KEYS[who], ...(body === undefined || form ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
+    headers: { 'x-api-key': KEYS[who], ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
   let json: unknown = text;
@@ -71,6 +71,32 @@ async function call(who: Who, method: string, path: string, body?: unknown): Pro
 }
 
 const status = async (who: Who, method: string, path: string, body?: unknown) => (await call(who, method, path, body)).status;
+
+/**
+ * An upload's status. A refused upload is answered before its body is read and its connection
+ * closed, which can cut fetch's write short (EPIPE) before it reads the answer: read it here.
+ */
+function uploadStatus(who: Who, threadId: string, name: string, content: string): Promise<number> {
+  const boundary = `----isolation${randomUUID()}`;
+  const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n${content}\r\n--${boundary}--\r\n`);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${bases[who]}/api/threads/${threadId}/uploads`, {
+      method: 'POST',
+      agent: false,
+      headers: { 'x-api-key': KEYS[who], 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length },
+    });
+    let answered = false;
+    req.on('response', (res) => {
+      answered = true;
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', (err) => {
+      if (!answered) reject(err);
+    });
+    req.end(body);
+  });
+}
 
 /** A WebSocket upgrade on `who`'s replica, with their key. */
 const upgradeAs = (who: Who, path: string) => upgradeStatus(`${bases[who]}${path}`, { 'x-api-key': KEYS[who] });
@@ -250,13 +276,8 @@ describe('store, uploads, artifacts and memory', () => {
 
   it('lets an upload claim a thread that does not exist yet, for the uploader only', async () => {
     const threadId = randomUUID();
-    const form = () => {
-      const data = new FormData();
-      data.append('files', new Blob(['private notes']), 'notes.txt');
-      return data;
-    };
-    expect(await status('alice', 'POST', `/api/threads/${threadId}/uploads`, form())).toBe(200);
-    expect(await status('bob', 'POST', `/api/threads/${threadId}/uploads`, form())).toBe(404);
+    expect(await uploadStatus('alice', threadId, 'notes.txt', 'private notes')).toBe(200);
+    expect(await uploadStatus('bob', threadId, 'notes.txt', 'mine now')).toBe(404);
     expect(await status('bob', 'GET', `/api/threads/${threadId}/uploads/list`)).toBe(404);
     expect(await status('bob', 'DELETE', `/api/threads/${threadId}/uploads/notes.txt`)).toBe(404);
     const artifact = `/api/threads/${threadId}/artifacts/mnt/user-data/uploads/notes.txt`;

@@ -6,11 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { keys } from '../../src/store/keys.js';
 import { buildDist, startApiReplicas, type ApiReplicas } from '../support/cluster.js';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { trackedDir } from '../support/leftovers.js';
 
 const MAX = 6;
@@ -22,7 +23,7 @@ const BOB_KEY = `bob-key-${randomUUID()}`;
 
 let home: string;
 let replicas: ApiReplicas;
-let redis: Redis;
+let redis: RedisClient;
 beforeAll(async () => {
   buildDist();
   home = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-rate-limits-')));
@@ -35,7 +36,7 @@ beforeAll(async () => {
       rate_limits: { enabled: true, max: MAX, time_window_seconds: 3600 },
     }),
   );
-  redis = new Redis(inject('redisUrl'), { lazyConnect: true });
+  redis = connectTestRedis(inject('redisUrl'));
   replicas = await startApiReplicas({ apis: 2, redisUrl: inject('redisUrl'), home, configFile });
 }, 120_000);
 afterAll(async () => {

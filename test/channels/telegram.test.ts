@@ -5,7 +5,8 @@
 // /new and /stop work; the holder is SIGKILLed and the other worker takes over, losing nothing.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { Redis } from 'ioredis';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { agentScript } from '../support/agent-script.js';
@@ -21,7 +22,7 @@ let stack: ChannelStack<FakeTelegram>;
 let llm: ScriptedOpenAI;
 let telegram: FakeTelegram;
 let cluster: Cluster;
-let redis: Redis;
+let redis: RedisClient;
 
 beforeAll(async () => {
   stack = await startChannelStack(script, () => startFakeTelegram(), (fake) => ({
@@ -47,7 +48,7 @@ beforeAll(async () => {
     },
   }));
   ({ llm, platform: telegram, cluster } = stack);
-  redis = new Redis(cluster.redis.url);
+  redis = connectTestRedis(cluster.redis.url);
 }, 240_000);
 
 afterAll(async () => {

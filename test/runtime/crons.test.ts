@@ -7,10 +7,9 @@ import { CronExpressionParser } from 'cron-parser';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { tickRunId, tickThreadId } from '../../src/admission/tick-ids.js';
 import { CRON_TICK_JOB_NAME, cronQueueName } from '../../src/queue/cron-queue.js';
-import { keys } from '../../src/store/keys.js';
-import { bullmqOptionsFromUrl } from '../../src/store/redis.js';
 import { userInput } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
+import { testBullmq } from '../support/test-redis.js';
 import { waitFor } from '../support/wait-for.js';
 
 let stack: Stack;
@@ -146,7 +145,9 @@ describe('cron runs', () => {
     const cron = await stack.client.crons.createForThread(threadId, 'echo', { schedule, input: userInput('tick') });
     const expression = CronExpressionParser.parse(schedule, { currentDate: new Date(cron.created_at), tz: 'UTC' });
     const [first, second, third] = [1, 2, 3].map(() => expression.next().getTime()) as [number, number, number];
-    const queue = new Queue(cronQueueName(stack.env.queueName), { connection: bullmqOptionsFromUrl(inject('redisUrl'), 'test'), prefix: keys.bullPrefix() });
+    const bull = testBullmq(inject('redisUrl'));
+    const queueName = cronQueueName(stack.env.queueName);
+    const queue = new Queue(queueName, { connection: bull.connection, prefix: bull.prefix(queueName) });
     /** The ticks the cron's runs on the thread stand for, checked against their run ids. */
     const ranTicks = async () => {
       const listed = (await stack.client.runs.list(threadId, { limit: 100 })) as unknown as { runs: Run[] };
@@ -170,6 +171,7 @@ describe('cron runs', () => {
     } finally {
       await stack.client.crons.delete(cron.cron_id);
       await queue.close();
+      bull.close();
     }
   });
 });

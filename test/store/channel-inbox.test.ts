@@ -1,18 +1,19 @@
 // A platform's inbox of events in Redis (Slack's): an event id is taken once however often it is
 // delivered, entries are read in order, and only the holder of the platform's lease removes one.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { waitForInbox } from '../../src/store/channels.js';
 import { keys } from '../../src/store/keys.js';
 import { createStores, type Stores } from '../../src/store/stores.js';
+import type { RedisClient } from '../../src/store/redis.js';
+import { connectTestRedis } from '../support/test-redis.js';
 
-let redis: Redis;
-let blocking: Redis;
+let redis: RedisClient;
+let blocking: RedisClient;
 let stores: Stores;
 beforeAll(() => {
-  redis = new Redis(inject('redisUrl'));
-  blocking = new Redis(inject('redisUrl'));
+  redis = connectTestRedis(inject('redisUrl'));
+  blocking = connectTestRedis(inject('redisUrl'));
   stores = createStores(redis);
 });
 /** Event ids recorded here, whose seen markers are removed at the end. */
