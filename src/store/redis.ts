@@ -275,16 +275,29 @@ function clusterOptions(target: Extract<RedisTarget, { kind: 'cluster' }>, conne
 }
 
 /** The ioredis client for REDIS_URL, with a name and its errors logged once per interval. */
-function makeClient(target: RedisTarget, connectionName: string, extra: RedisOptions): RedisClient {
+function makeClient(target: RedisTarget, connectionName: string, extra: RedisOptions, clusterExtra: ClusterOptions = {}): RedisClient {
   if (target.kind === 'single') return new Redis({ ...redisOptionsFromUrl(target.url), connectionName, ...extra });
-  return new Cluster(target.nodes, clusterOptions(target, connectionName, extra));
+  return new Cluster(target.nodes, { ...clusterOptions(target, connectionName, extra), ...clusterExtra });
 }
+
+/**
+ * Cluster options of the client BullMQ is handed (its Workers duplicate it, options and all,
+ * for their blocking reads). No ready check: when an attempt to connect has fetched the slots
+ * but CLUSTER INFO says the state is not ok yet (a cluster restarting, for its first seconds),
+ * ioredis drops that attempt and starts another without ever settling the first one's promise
+ * (see ioredis#741). BullMQ awaits `connect()` of a Worker's blocking client that ended, with no
+ * time limit: that Worker then waits for ever and never takes a job of its queue again, while its
+ * client is up. Without the check an attempt settles (the slots are known, or every node
+ * failed); a command the cluster is not ready for yet answers CLUSTERDOWN and is tried again
+ * (retryDelayOnClusterDown).
+ */
+const BULLMQ_CLUSTER_OPTIONS: ClusterOptions = { enableReadyCheck: false };
 
 export function connectRedis(url: string, role: string, log: Logger, options: ConnectRedisOptions = {}): RedisConnections {
   const target = parseRedisTarget(url);
   const owned = new Set<RedisClient>();
-  const make = (name: string, extra: RedisOptions = {}): RedisClient => {
-    const client = makeClient(target, `warren:${role}:${name}`, extra);
+  const make = (name: string, extra: RedisOptions = {}, clusterExtra: ClusterOptions = {}): RedisClient => {
+    const client = makeClient(target, `warren:${role}:${name}`, extra, clusterExtra);
     // Without a listener, ioredis prints unhandled 'error' events. An outage must show at the
     // default level, but it fires on every reconnect attempt: one line per interval. (A Cluster
     // client also reports each node's errors as its own 'error' and 'node error'.)
@@ -325,7 +338,7 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
   } else {
     // BullMQ takes a Cluster only as an instance (shared by its queues; its workers duplicate
     // it for their blocking reads). Its errors reach the queues' and workers' 'error' listeners.
-    bullmq = make('bullmq', { maxRetriesPerRequest: null });
+    bullmq = make('bullmq', { maxRetriesPerRequest: null }, BULLMQ_CLUSTER_OPTIONS);
     queue = options.failFast ? make('queue', FAIL_FAST) : bullmq;
     const cluster = command as Cluster;
     // A Cluster client that never gets ready may be pointed at a single Redis: ask a seed.
