@@ -310,6 +310,8 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
     return client;
   };
   const command = make('command', options.failFast ? FAIL_FAST : {});
+  /** The clients that must be connected for the process to be ready. */
+  const readinessClients: RedisClient[] = [command];
   const timers: NodeJS.Timeout[] = [];
   let bullmq: ConnectionOptions;
   let queue: ConnectionOptions;
@@ -340,6 +342,10 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
     // it for their blocking reads). Its errors reach the queues' and workers' 'error' listeners.
     bullmq = make('bullmq', { maxRetriesPerRequest: null }, BULLMQ_CLUSTER_OPTIONS);
     queue = options.failFast ? make('queue', FAIL_FAST) : bullmq;
+    // The API enqueues runs on a client of its own, which reconnects on its own after an
+    // outage: readiness waits for it too, or a process would say ready while its first enqueue
+    // still fails at once (its offline queue is off).
+    if (queue !== bullmq) readinessClients.push(queue as Cluster);
     const cluster = command as Cluster;
     // A Cluster client that never gets ready may be pointed at a single Redis: ask a seed.
     const probeSeed = async () => {
@@ -385,7 +391,7 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
   }
   const notReadyReason = (): string | null => {
     if (misconfigured !== null) return misconfigured;
-    if (command.status !== 'ready') return 'Not ready: Redis is unreachable.';
+    if (readinessClients.some((client) => client.status !== 'ready')) return 'Not ready: Redis is unreachable.';
     return clusterProblem;
   };
   let closing: Promise<void> | undefined;
