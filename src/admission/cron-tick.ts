@@ -5,9 +5,9 @@
 // MAX_CATCH_UP of them); each run's id comes from its tick, so ticks handled twice, out of order
 // or at once start each run once. Runs in a worker (the tick job's processor); everything it
 // reads is in Redis, so any worker may take any tick.
-import { actingFor, ANONYMOUS_USER } from '../auth/identity.js';
+import { actingFor } from '../auth/identity.js';
 import { ticksBetween } from '../queue/cron-schedule.js';
-import type { CronStore } from '../store/crons.js';
+import { cronOwner, type CronStore } from '../store/crons.js';
 import type { StoredCron } from '../store/records.js';
 import type { RunAdmission } from './admit-run.js';
 import type { RunCreate } from './run-create.schema.js';
@@ -58,7 +58,7 @@ async function admitTick(deps: CronTickDeps, cron: StoredCron, tickMs: number): 
     metadata: cronRunMetadata(cron, tickMs),
     ...(stateless ? { on_completion: cron.on_run_completed ?? 'delete' } : {}),
   };
-  const { created } = await deps.admission.admit(cron.thread_id, body, actingFor(cron.user_id ?? ANONYMOUS_USER), {
+  const { created } = await deps.admission.admit(cron.thread_id, body, actingFor(cronOwner(cron)), {
     runId: tickRunId(cron.cron_id, tickMs),
     statelessThreadId: tickThreadId(cron.cron_id, tickMs),
     defaultRecursionLimit: deps.defaultRecursionLimit,

@@ -1,16 +1,15 @@
 // API keys, each acting for an identity: a plain key for the anonymous admin (what every key
 // meant before identities), a `{key, user, role}` entry for that user.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { AuthConfig } from '../config/app-config.schemas.js';
 import { ConfigError } from '../errors.js';
+import { secretDigest } from './constant-time.js';
 import { ANONYMOUS, type Identity } from './identity.js';
 
 export interface KeyEntry {
   key: string;
   identity: Identity;
 }
-
-const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
 /** The configured keys (`WARREN_API_KEYS`, then `auth.api_keys`) with the identity each acts for. */
 export function keyEntries(envKeys: readonly string[], configured: AuthConfig['api_keys']): KeyEntry[] {
@@ -36,9 +35,9 @@ export function keyEntries(envKeys: readonly string[], configured: AuthConfig['a
  * does not tell which key (if any) nearly matched.
  */
 export function createKeyLookup(entries: readonly KeyEntry[]): (candidate: string) => Identity | null {
-  const expected = entries.map((entry) => ({ digest: digest(entry.key), identity: entry.identity }));
+  const expected = entries.map((entry) => ({ digest: secretDigest(entry.key), identity: entry.identity }));
   return (candidate) => {
-    const given = digest(candidate);
+    const given = secretDigest(candidate);
     let found: Identity | null = null;
     for (const entry of expected) {
       const same = timingSafeEqual(entry.digest, given);

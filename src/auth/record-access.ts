@@ -10,7 +10,7 @@ import type { AssistantStore } from '../store/assistants.js';
 import type { CronStore } from '../store/crons.js';
 import type { RunStore } from '../store/runs.js';
 import type { ThreadStore } from '../store/threads.js';
-import { ANONYMOUS_USER, isAdmin, type Identity } from './identity.js';
+import { ANONYMOUS_USER, isAdmin, mayReach, type Identity } from './identity.js';
 
 interface Ownership {
   /** Null for a record from before owners existed: it is the anonymous user's. */
@@ -18,9 +18,8 @@ interface Ownership {
   exists: boolean;
 }
 
-/** Whether a user (not an admin) reaches a record: theirs, or a free id. */
-const ownsOrFree = (identity: Identity, { owner, exists }: Ownership): boolean =>
-  owner !== null ? owner === identity.user : !exists || identity.user === ANONYMOUS_USER;
+/** Whether the identity reaches a record: one it may reach by owner, or a free id. */
+const ownsOrFree = (identity: Identity, { owner, exists }: Ownership): boolean => (owner === null && !exists) || mayReach(identity, owner);
 
 export interface RecordAccessDeps {
   threads: Pick<ThreadStore, 'ownership' | 'claim' | 'get'>;

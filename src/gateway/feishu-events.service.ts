@@ -5,7 +5,8 @@
 // inbox the long connection records into), where the worker holding the Feishu connection takes
 // it. Any API replica can take the callback; nothing it acknowledged is lost if the holder dies,
 // since the inbox outlives it.
-import { createDecipheriv, createHash, timingSafeEqual } from 'node:crypto';
+import { createDecipheriv, createHash } from 'node:crypto';
+import { sameSecret } from '../auth/constant-time.js';
 import type { FeishuChannelConfig } from '../config/app-config.schemas.js';
 import { resolveEnvRef } from '../config/load-config.js';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
@@ -22,11 +23,6 @@ const MESSAGE_EVENT = 'im.message.receive_v1';
 
 type Json = Record<string, unknown>;
 const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-const sameText = (a: string, b: string) => {
-  const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
-  return timingSafeEqual(digest(a), digest(b));
-};
 
 /** Feishu's encryption: AES-256-CBC with key sha256(encrypt_key); the IV leads the ciphertext. */
 export function decryptFeishu(encrypted: string, encryptKey: string): string {
@@ -87,16 +83,16 @@ export function createFeishuEventsService(deps: FeishuEventsServiceDeps) {
       }
 
       if (payload.type === 'url_verification') {
-        if (typeof payload.token !== 'string' || !sameText(payload.token, token)) throw new UnauthorizedError('The verification token does not match.');
+        if (typeof payload.token !== 'string' || !sameSecret(payload.token, token)) throw new UnauthorizedError('The verification token does not match.');
         if (typeof payload.challenge !== 'string') throw new BadRequestError('url_verification without a challenge.');
         return { challenge: payload.challenge };
       }
 
       const header = isObject(payload.header) ? payload.header : null;
-      if (!header || typeof header.token !== 'string' || !sameText(header.token, token)) throw new UnauthorizedError('The verification token does not match.');
+      if (!header || typeof header.token !== 'string' || !sameSecret(header.token, token)) throw new UnauthorizedError('The verification token does not match.');
       if (encryptKey !== null) {
         const { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': signature } = headers;
-        if (!timestamp || !nonce || !signature || !sameText(signature, feishuSignature(timestamp, nonce, encryptKey, body))) {
+        if (!timestamp || !nonce || !signature || !sameSecret(signature, feishuSignature(timestamp, nonce, encryptKey, body))) {
           throw new UnauthorizedError('The X-Lark-Signature does not match.');
         }
       }

@@ -4,7 +4,8 @@
 // an event is recorded in Slack's inbox in Redis, once per event id (Slack retries a delivery it
 // saw no answer to), for the worker that holds Slack's lease. Nothing else is done here, so the
 // answer goes back well inside Slack's three seconds, and any API replica can take it.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameSecret } from '../auth/constant-time.js';
 import type { SlackChannelConfig } from '../config/app-config.schemas.js';
 import { resolveEnvRef } from '../config/load-config.js';
 import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
@@ -27,12 +28,6 @@ export function slackSignature(secret: string, timestamp: string, rawBody: Buffe
   return `v0=${createHmac('sha256', secret).update(`v0:${timestamp}:`).update(rawBody).digest('hex')}`;
 }
 
-/** Equal in time whatever the inputs: both sides are hashed to one length first. */
-function sameText(a: string, b: string): boolean {
-  const digest = (value: string) => createHmac('sha256', 'compare').update(value).digest();
-  return timingSafeEqual(digest(a), digest(b));
-}
-
 export function createSlackEventsService(deps: SlackEventsServiceDeps) {
   const { config } = deps;
   const secret = resolveEnvRef(config.signing_secret, deps.env).value || null;
@@ -44,7 +39,7 @@ export function createSlackEventsService(deps: SlackEventsServiceDeps) {
     if (!/^\d{1,12}$/.test(timestamp) || Math.abs(now() / 1000 - seconds) > SLACK_REQUEST_MAX_AGE_SECONDS) {
       throw new UnauthorizedError('X-Slack-Request-Timestamp is not within five minutes of now: the request is refused as a possible replay.');
     }
-    if (!sameText(signature, slackSignature(secret as string, timestamp, rawBody))) throw new UnauthorizedError('X-Slack-Signature does not match the body: the request is not from Slack.');
+    if (!sameSecret(signature, slackSignature(secret as string, timestamp, rawBody))) throw new UnauthorizedError('X-Slack-Signature does not match the body: the request is not from Slack.');
   }
 
   return {

@@ -24,11 +24,16 @@ function checkNamespace(field: string, namespace: readonly string[], options: { 
  */
 const ownRoot = (caller: Identity): string | null => (isAdmin(caller) ? null : caller.user);
 
+/** Whether the caller reaches the namespace: an admin any, a user those under their user id. */
+const reaches = (caller: Identity, namespace: readonly string[]): boolean => {
+  const root = ownRoot(caller);
+  return root === null || namespace[0] === root;
+};
+
 /** Another user's namespace answers as one that does not exist. */
 function requireOwn(caller: Identity, namespace: readonly string[]): void {
-  const root = ownRoot(caller);
-  if (root !== null && namespace[0] !== root) {
-    throw new NotFoundError(`Namespace ${JSON.stringify(namespace)} not found: your namespaces start with your user id ("${root}").`);
+  if (!reaches(caller, namespace)) {
+    throw new NotFoundError(`Namespace ${JSON.stringify(namespace)} not found: your namespaces start with your user id ("${caller.user}").`);
   }
 }
 
@@ -70,7 +75,7 @@ export function createStoreService(items: ItemStore, access: AccessPolicy = OPEN
       const namespace = await namespaceAfterHandlers(access, caller, 'get', { namespace: query.namespace ? query.namespace.split('.') : [], key: query.key });
       checkNamespace('namespace', namespace);
       // Absent, as LangGraph answers a missing item.
-      if (ownRoot(caller) !== null && namespace[0] !== ownRoot(caller)) return null;
+      if (!reaches(caller, namespace)) return null;
       return items.get(namespace, query.key, { refreshTtl: query.refresh_ttl ?? null });
     },
 

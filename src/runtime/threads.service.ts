@@ -4,6 +4,7 @@ import { ValidationError } from '../errors.js';
 import { checkCreate, type AccessPolicy } from '../auth/access.js';
 import { ownerFilter, type Identity } from '../auth/identity.js';
 import type { Thread } from '../store/records.js';
+import type { ThreadSearch as ThreadSearchQuery } from '../store/threads.js';
 import type { Stores } from '../store/stores.js';
 import { signalCancel, type CancelSignals } from '../admission/cancel-run.js';
 import type { StateService } from './state.service.js';
@@ -38,6 +39,12 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     await threads.remove(threadId);
     await runs.removeAll(threadId);
     await checkpointer.deleteThread(threadId);
+  }
+
+  /** What a search or count of `identity` adds: their own index, and the custom handlers' filter. */
+  async function visibleTo(identity: Identity, body: ThreadCount): Promise<Pick<ThreadSearchQuery, 'owner' | 'accessFilter'>> {
+    const accessFilter = await deps.access.check({ identity, resource: 'threads', action: 'search', value: { ...body } });
+    return { ...ownerFilter(identity), ...(accessFilter ? { accessFilter } : {}) };
   }
 
   return {
@@ -79,18 +86,15 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     },
 
     async count(body: ThreadCount, identity: Identity): Promise<number> {
-      const accessFilter = await deps.access.check({ identity, resource: 'threads', action: 'search', value: { ...body } });
-      const { total } = await threads.search({ ...body, ...ownerFilter(identity), ...(accessFilter ? { accessFilter } : {}), limit: 1, offset: 0, sort_by: 'updated_at', sort_order: 'desc' });
+      const { total } = await threads.search({ ...body, ...(await visibleTo(identity, body)), limit: 1, offset: 0, sort_by: 'updated_at', sort_order: 'desc' });
       return total;
     },
 
     remove,
 
     async search(body: ThreadSearch, identity: Identity): Promise<{ threads: Partial<Thread>[]; total: number }> {
-      const accessFilter = await deps.access.check({ identity, resource: 'threads', action: 'search', value: { ...body } });
       const result = await threads.search({
-        ...ownerFilter(identity),
-        ...(accessFilter ? { accessFilter } : {}),
+        ...(await visibleTo(identity, body)),
         ...(body.metadata ? { metadata: body.metadata } : {}),
         ...(body.values ? { values: body.values } : {}),
         ...(body.status ? { status: body.status } : {}),

@@ -34,15 +34,17 @@ const OWNER = 'owner';
 /** Lost compare-and-sets in a row before giving up (each one means another write landed). */
 const MAX_ATTEMPTS = 20;
 
+/** Whose a cron is: its `user_id` (LangGraph's field), the anonymous user's when it has none. */
+export const cronOwner = (cron: Pick<StoredCron, 'user_id'>): string => cron.user_id ?? ANONYMOUS_USER;
+
 export function createCronStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): CronStore {
   const replaceScript = requireScript(scripts, 'replaceHashField');
   const raiseScript = requireScript(scripts, 'raiseHashField');
-  const ownerOf = (cron: StoredCron): string => cron.user_id ?? ANONYMOUS_USER;
   const indexesOf = (cron: StoredCron): string[] => [
     keys.cronIndex(),
     keys.assistantCrons(cron.assistant_id),
     ...(cron.thread_id ? [keys.threadCrons(cron.thread_id)] : []),
-    keys.ownerIndex(ownerOf(cron), 'crons'),
+    keys.ownerIndex(cronOwner(cron), 'crons'),
   ];
   const read = async (cronId: string) => {
     const raw = await redis.hget(keys.cron(cronId), RECORD);
@@ -51,7 +53,7 @@ export function createCronStore(redis: RedisClient, scripts: Record<string, Scri
 
   return {
     async create(cron) {
-      await redis.hset(keys.cron(cron.cron_id), RECORD, JSON.stringify(cron), OWNER, ownerOf(cron));
+      await redis.hset(keys.cron(cron.cron_id), RECORD, JSON.stringify(cron), OWNER, cronOwner(cron));
       const score = Date.parse(cron.created_at);
       for (const index of indexesOf(cron)) await redis.zadd(index, score, cron.cron_id);
     },
