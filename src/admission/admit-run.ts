@@ -158,7 +158,7 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
       if (result === 'missing') throw new NotFoundError(`Run ${created.waitingBehind} not found on thread ${tid}`);
       // A run still waiting out `after_seconds` has no worker to tell: make its job due, and the
       // worker that takes it settles it as cancelled.
-      if (result === 'signalled') await deps.dispatcher.promote(created.waitingBehind);
+      if (result === 'signalled') await deps.dispatcher.promote(tid, created.waitingBehind);
     }
     return { run, created: true, ...locations(run, stateless) };
   }

@@ -59,7 +59,7 @@ export interface RunDispatcher {
    */
   dispatch(threadId: string, runId: string, startsAt?: number): Promise<void>;
   /** Makes a delayed run's job due now (a cancelled run must not wait out its delay). */
-  promote(runId: string): Promise<void>;
+  promote(threadId: string, runId: string): Promise<void>;
   /** `force`: drop the connection without a goodbye to Redis (it is not there to answer one). */
   close(force?: boolean): Promise<void>;
 }
@@ -122,20 +122,16 @@ export function createRunQueue(connection: ConnectionOptions, queueName: string,
         );
       });
     },
-    async promote(runId) {
-      // The run id alone names no shard: ask each (one on a single Redis).
-      for (const queue of queues.values()) {
-        const job = await queue.getJob(runId);
-        if (!job) continue;
-        if (!(await job.isDelayed())) return;
-        try {
-          await job.promote();
-        } catch (err) {
-          // A job that stopped being delayed in between (its delay ran out) needs nothing: the
-          // worker reads the cancel flag when it claims the run.
-          if (await job.isDelayed()) throw err;
-        }
-        return;
+    async promote(threadId, runId) {
+      // The thread names the run's queue (its shard on a Cluster).
+      const job = await queueFor(threadId).getJob(runId);
+      if (!job || !(await job.isDelayed())) return;
+      try {
+        await job.promote();
+      } catch (err) {
+        // A job that stopped being delayed in between (its delay ran out) needs nothing: the
+        // worker reads the cancel flag when it claims the run.
+        if (await job.isDelayed()) throw err;
       }
     },
     close: async (force = false) => {

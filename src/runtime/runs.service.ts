@@ -27,7 +27,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     const result = await signalCancel(deps, threadId, runId, action);
     // A run still waiting out `after_seconds` has no worker to tell: make its job due, and the
     // worker that takes it settles it as cancelled.
-    if (result === 'signalled') await deps.dispatcher.promote(runId);
+    if (result === 'signalled') await deps.dispatcher.promote(threadId, runId);
     return result;
   }
 
