@@ -86,7 +86,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   const mcpSubscriber = redis.subscriber('mcp');
   await watchMcpConfig(mcpSubscriber, mcp, log);
   // A run learns and recalls for the user who owns its thread.
-  const memoryUser = async (threadId: string) => memoryUserOf((await stores.threads.ownership(threadId)).owner, env.memoryUser ?? DEFAULT_MEMORY_USER);
+  const memoryUser = async (threadId: string) => memoryUserOf(await stores.threads.ownerOf(threadId), env.memoryUser ?? DEFAULT_MEMORY_USER);
   const tasks = createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command, log);
   const services = createGraphServices(config, {
     home: env.home,

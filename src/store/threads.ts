@@ -33,6 +33,8 @@ export interface ThreadOwnership {
 export interface ThreadStore {
   create(input: { threadId: string; metadata: Record<string, unknown>; ifExists: 'raise' | 'do_nothing'; owner: string }): Promise<Thread>;
   ownership(threadId: string): Promise<ThreadOwnership>;
+  /** Who holds the thread id (null: nobody claimed it), without asking whether the record exists. */
+  ownerOf(threadId: string): Promise<string | null>;
   /** Claims an id nobody holds for `owner`; answers who holds it afterwards (the caller, or whoever was first). */
   claim(threadId: string, owner: string): Promise<string>;
   /** The owner of a removed thread lapses with its runs (a stateless run's thread); otherwise it stays, so the id is not reused. */
@@ -88,6 +90,7 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
     get,
     require,
     touch,
+    ownerOf,
 
     async create({ threadId, metadata, ifExists, owner }) {
       const now = nowIso();
