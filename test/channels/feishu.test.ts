@@ -1,4 +1,4 @@
-// The Feishu channel in the production topology: an API process and two workers on one Redis,
+// The Feishu channel in the production topology: two API processes and two workers on one Redis,
 // the lead agent on the scripted model, and a local server speaking the Feishu open platform
 // (tenant token, the long connection with its protobuf frames, cards, resources, uploads). One
 // worker holds the long connection; messages become runs (recursion_limit 100) whose answers
@@ -28,7 +28,7 @@ const users = ['ou_h', 'ou_a', 'ou_b', 'ou_c', 'ou_d', 'ou_e', 'ou_f', 'ou_g'];
 
 beforeAll(async () => {
   stack = await startChannelStack(script, () => startFakeFeishu(), (fake) => ({
-    apis: 1,
+    apis: 2,
     workers: 2,
     env: { WARREN_TEST_FEISHU_SECRET: fake.appSecret, WARREN_TEST_FEISHU_TOKEN: TOKEN, WARREN_TEST_FEISHU_KEY: ENCRYPT_KEY },
     config: {

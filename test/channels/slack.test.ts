@@ -1,4 +1,4 @@
-// The Slack channel in the production topology: an API process and two workers on one Redis,
+// The Slack channel in the production topology: two API processes and two workers on one Redis,
 // the lead agent on the scripted model, and a local server speaking Slack's Web API and Socket
 // Mode. One worker holds the one socket; a DM or a mention becomes a run (recursion_limit 100)
 // whose answer streams back as chat.update edits in the conversation's thread; a shared file
@@ -30,7 +30,7 @@ let cluster: Cluster;
 
 beforeAll(async () => {
   stack = await startChannelStack(script, startFakeSlack, (fake) => ({
-    apis: 1,
+    apis: 2,
     workers: 2,
     env: { WARREN_TEST_SLACK_BOT: fake.botToken, WARREN_TEST_SLACK_APP: fake.appToken, WARREN_TEST_SLACK_SECRET: SIGNING_SECRET },
     config: {

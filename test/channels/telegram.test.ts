@@ -1,4 +1,4 @@
-// The Telegram channel in the production topology: an API process and two workers on one Redis,
+// The Telegram channel in the production topology: two API processes and two workers on one Redis,
 // the lead agent on the scripted model, and a local server speaking the Telegram Bot API. One
 // worker polls; messages become runs (recursion_limit 100) whose answers stream back as edits;
 // a document becomes an upload of the thread, a presented file comes back as a document;
@@ -26,7 +26,7 @@ let redis: RedisClient;
 
 beforeAll(async () => {
   stack = await startChannelStack(script, () => startFakeTelegram(), (fake) => ({
-    apis: 1,
+    apis: 2,
     workers: 2,
     env: { WARREN_TEST_TELEGRAM_TOKEN: fake.token },
     config: {

@@ -30,7 +30,13 @@ export interface ChatThread {
 }
 
 export function channelApi(cluster: () => Cluster, channel: string) {
-  const api = (p: string) => `http://127.0.0.1:${cluster().apis[0]?.port}/api${p}`;
+  // Requests take turns over the API replicas, so that what a test reads or posts through one was
+  // written through another (the state is in Redis, not in a process).
+  let turn = 0;
+  const api = (p: string) => {
+    const { apis } = cluster();
+    return `http://127.0.0.1:${apis[turn++ % apis.length]?.port}/api${p}`;
+  };
   async function call<T>(p: string, body?: unknown, method = body === undefined ? 'GET' : 'POST'): Promise<T> {
     const res = await fetch(api(p), { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
