@@ -10,6 +10,7 @@ import { isFenceRefusal, isLineageRefusal } from '../../src/errors.js';
 import { keys } from '../../src/store/keys.js';
 import { nowIso, type RunFence } from '../../src/store/records.js';
 import { createStores, type Stores } from '../../src/store/stores.js';
+import { FencedCheckpointSaver } from '../../workers/run-executor/fenced-saver.js';
 
 let redis: RedisClient;
 let stores: Stores;
@@ -98,6 +99,39 @@ describe('fenced run writes', () => {
     expect(events).toEqual(['end']);
     expect((await stores.runs.require(threadId, runId)).status).toBe('success');
     expect((await stores.threads.get(threadId))?.status).toBe('idle');
+  });
+
+  it('a rollback after the run is stopped sees the checkpoint the graph still had in flight', async () => {
+    // A stopped graph may have handed a checkpoint to the saver just before the stop: the
+    // executor awaits fence() before rolling back, so that checkpoint is rolled back too.
+    const [fence] = (await claimedRun(1)) as [RunFence];
+    const { threadId } = fence;
+    const real = stores.checkpointer.forRun(fence, null);
+    let release!: () => void;
+    let entered!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const sent = new Promise<void>((resolve) => (entered = resolve));
+    const held = Object.assign(Object.create(real) as typeof real, {
+      put: async (...args: Parameters<typeof real.put>) => {
+        entered();
+        await gate;
+        return real.put(...args);
+      },
+    });
+    const saver = new FencedCheckpointSaver(held);
+    const landing = saver.put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {});
+    await sent;
+    let fenced = false;
+    const fencing = saver.fence().then(() => (fenced = true));
+    // A write after the fence is dropped, never sent.
+    await saver.put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 1, parents: {} }, {});
+    expect(fenced).toBe(false);
+    release();
+    await fencing;
+    await landing;
+    expect(await stores.checkpointer.latestId(threadId)).not.toBeNull();
+    await stores.checkpointer.rollBack(fence, null);
+    expect(await stores.checkpointer.latestId(threadId)).toBeNull();
   });
 
   it('counts a hand-back apart: the next claim is a new attempt, not one more failure', async () => {

@@ -227,7 +227,7 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
       void writer.append(event, toWireJson(data)).then(
         () => appended(),
         (error: unknown) => {
-          saver.fence();
+          void saver.fence();
           appendFailed.abort(error);
           appended();
         },
@@ -246,7 +246,8 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
       threadStatus: (state.next ?? []).length > 0 || Object.keys(interrupts).length > 0 ? 'interrupted' : 'idle',
     };
   } catch (err) {
-    saver.fence();
+    // What the stopped graph still had in flight lands before the run settles or rolls back.
+    await saver.fence();
     const reason = signal.aborted ? (signal.reason as StopReason | undefined) : undefined;
     const cause: unknown = appendFailed.signal.aborted ? appendFailed.signal.reason : err;
     if (reason === 'lost' || isFenceRefusal(cause) || isFenceRefusal(err)) {

@@ -30,6 +30,8 @@ export function runMetadata(config: RunnableConfig, metadata: CheckpointMetadata
 
 export class FencedCheckpointSaver extends BaseCheckpointSaver {
   private fenced = false;
+  /** Writes passed on to the inner saver and not settled yet. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(
     private readonly inner: BaseCheckpointSaver,
@@ -39,9 +41,20 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
     super(inner.serde);
   }
 
-  /** From now on, writes are dropped. */
-  fence(): void {
+  /**
+   * From now on, writes are dropped. Resolves once the writes already passed on have settled: a
+   * rollback that ran while one was in flight would leave its checkpoint behind.
+   */
+  async fence(): Promise<void> {
     this.fenced = true;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track<T>(write: Promise<T>): Promise<T> {
+    this.inFlight.add(write);
+    const untrack = () => this.inFlight.delete(write);
+    write.then(untrack, untrack);
+    return write;
   }
 
   getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
@@ -57,13 +70,13 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
     if (this.fenced) {
       return { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } };
     }
-    return this.inner.put(config, checkpoint, runMetadata(config, metadata), newVersions);
+    return this.track(this.inner.put(config, checkpoint, runMetadata(config, metadata), newVersions));
   }
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
     // A finished task's writes are not re-run on resume, so its events must be stored first too.
     if (!this.fenced) await this.beforePut();
-    if (!this.fenced) await this.inner.putWrites(config, writes, taskId);
+    if (!this.fenced) await this.track(this.inner.putWrites(config, writes, taskId));
   }
 
   deleteThread(threadId: string): Promise<void> {
