@@ -48,7 +48,7 @@ import { createRunsService } from './runtime/runs.service.js';
 import { createStateService } from './runtime/state.service.js';
 import { createStoreService } from './runtime/store.service.js';
 import { createThreadsService } from './runtime/threads.service.js';
-import { createRunStreamHub } from './store/run-stream-hub.js';
+import { createRunStreamHub, hubListener } from './store/run-stream-hub.js';
 import { isRunSettled } from './store/records.js';
 import { DEFAULT_MEMORY_USER } from './store/memory-store.js';
 import { rateLimitBacking } from './store/rate-limit.js';
@@ -117,7 +117,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   };
   const hub = createRunStreamHub({
     streams: stores.streams,
-    blockingConnection: (name) => redis.blocking(name),
+    listener: hubListener(redis),
     isSettled: async (threadId, runId) => isRunSettled(await stores.runs.get(threadId, runId)),
     // A Redis outage is logged once, with the connections' own lines; other faults each time.
     onError: (err) => (isRedisUnreachable(err) ? redisErrors.error(err) : log.warn({ err }, 'run stream reader error')),

@@ -56,13 +56,17 @@ export const keys = {
   /** Stream: the run's events, `{event, data}` entries. Its entry ids are the SSE ids. */
   runStream: (threadId: string, runId: string) => `${tag(threadId)}:run:${runId}:stream`,
   /**
-   * Stream of one entry at most: an API process's stream hub adds to it to end its blocking
-   * XREAD early (when a new run's stream must join it). Expires unless in use. On a Cluster a
-   * hub reads per slot, and each reader's wake stream carries the tag of the thread whose
-   * streams it reads (`slotOf`), so the XREAD stays on one slot.
+   * Sharded pub/sub channel (a Redis Cluster only): the run's writer publishes each new entry's
+   * id on it in the same script as the XADD, so a stream hub hears of entries over one
+   * subscriber connection per node (an XREAD cannot span slots). In the thread's slot, as a
+   * script's channel must be. One Redis has no such channel: the hub blocks on the streams.
    */
-  streamHubWake: (hubId: string, slotOf?: string) =>
-    slotOf === undefined ? `${KEY_PREFIX}:stream-hub:${hubId}:wake` : `${tag(slotOf)}:stream-hub:${hubId}:wake`,
+  runStreamChannel: (threadId: string, runId: string) => `${tag(threadId)}:run:${runId}:appended`,
+  /**
+   * Stream of one entry at most: an API process's stream hub adds to it to end its blocking
+   * XREAD early (when a new run's stream must join it). Expires unless in use.
+   */
+  streamHubWake: (hubId: string) => `${KEY_PREFIX}:stream-hub:${hubId}:wake`,
   /** Hash: run id → thread id, so a run can be found from its id alone (global index: single-key commands only). */
   runThreads: () => `${KEY_PREFIX}:run-threads`,
 

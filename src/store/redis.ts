@@ -35,6 +35,11 @@ export interface RedisConnections {
   /** A new subscriber connection (a subscribed connection can issue nothing else). */
   subscriber(name: string): RedisClient;
   /**
+   * A Redis Cluster only: a new client for sharded channels (SSUBSCRIBE), which holds one
+   * subscriber connection per node, whatever the channels' slots.
+   */
+  shardedSubscriber(name: string): RedisClient;
+  /**
    * Readiness: the command client is connected and, on a Cluster, the last `CLUSTER INFO`
    * (polled every few seconds) said `cluster_state:ok`.
    */
@@ -402,6 +407,10 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
     queueOptions: queue,
     blocking: (name) => make(`blocking:${name}`, { maxRetriesPerRequest: null, enableAutoPipelining: false }),
     subscriber: (name) => make(`subscriber:${name}`, { maxRetriesPerRequest: null, enableAutoPipelining: false }),
+    shardedSubscriber(name) {
+      if (target.kind !== 'cluster') throw new Error('sharded channels are for a Redis Cluster');
+      return make(`subscriber:${name}`, { maxRetriesPerRequest: null }, { shardedSubscribers: true });
+    },
     ready: () => notReadyReason() === null,
     notReadyReason,
     close: () =>

@@ -1,10 +1,15 @@
-// Follows the streams of every run that has clients on this API process with one blocking
-// connection and one XREAD over all of them, fanning entries out in memory.
+// Follows the streams of every run that has clients on this process and fans their entries
+// out in memory: one reader for all runs, not one per client or per run.
 //
 // Measured: 1,000 clients each blocking on Redis for the same run waited 120 ms at the median;
 // one reader per run broadcasting, 8–10 ms. A reader per run still cost a connection set-up per
-// run and an XREAD reply per entry per run; one XREAD for all runs returns whatever entries
-// arrived across them in one reply, and clients get them as one batch (one socket write).
+// run and an XREAD reply per entry per run; one reader for all runs gets whatever entries
+// arrived across them at once, and clients get them as one batch (one socket write).
+//
+// How the reader hears of new entries is its feed (run-stream-feeds.ts): on one Redis one
+// XREAD BLOCK over every followed stream, on one connection; on a Redis Cluster, where an XREAD
+// cannot span slots, a hint on each run's sharded channel (one subscriber connection per node)
+// and a read from the stream's cursor.
 //
 // A subscriber first catches up with XRANGE pages from its own cursor until it has reached the
 // shared reader's cursor, then takes live entries from the shared reader. The switch is one
@@ -18,17 +23,9 @@
 //
 // A stream whose `end` has been seen is not read again, and a subscriber that resumes at or
 // after it is answered with it at once.
-//
-// The XREAD names every followed stream, so on a single Redis one reader (one connection, one
-// XREAD) serves every run. On a Redis Cluster an XREAD must stay on one slot: the hub keeps one
-// reader per read group (`RunStreams.readGroup`: there, a thread), each with its own blocking
-// connection and its own wake stream in that thread's slot, made when the thread's first client
-// comes and closed when its last one leaves. Cost on a Cluster: one blocking connection per
-// thread that has clients on this process (not one per node: streams of different slots cannot
-// share an XREAD, even on one node).
-import { randomUUID } from 'node:crypto';
-import type { RedisClient } from './redis.js';
+import type { RedisClient, RedisConnections } from './redis.js';
 import { compareIds, type RunStreams, type StreamEntry } from './run-stream.js';
+import { blockingFeed, notifiedFeed, type FollowedStream } from './run-stream-feeds.js';
 import { createPageCache } from './run-stream-pages.js';
 
 export interface HubSubscriber {
@@ -67,15 +64,25 @@ export interface RunStreamHub {
 
 export interface HubOptions {
   streams: RunStreams;
-  /** Makes the one connection the hub blocks on; called once, the hub disconnects it on close. */
-  blockingConnection: (name: string) => RedisClient;
+  /**
+   * Makes the one connection the hub listens on, when it is first needed; the hub disconnects
+   * it on close. One Redis: a blocking connection (its XREAD); a Redis Cluster
+   * (`streams.notifies`): a subscriber of sharded channels. `hubListener` picks.
+   */
+  listener: (name: string) => RedisClient;
   /**
    * Asked when a stream has had no new entry for a while, or a client resumes at its tail:
    * settled runs without `end` are closed.
    */
   isSettled: (threadId: string, runId: string) => Promise<boolean>;
+  /** The longest a blocking read waits, and how long a stream may be quiet before it is checked. */
   blockMs?: number;
   onError?: (err: unknown) => void;
+}
+
+/** The connection a hub listens on, for `HubOptions.listener`. */
+export function hubListener(redis: Pick<RedisConnections, 'cluster' | 'blocking' | 'shardedSubscriber'>): (name: string) => RedisClient {
+  return (name) => (redis.cluster ? redis.shardedSubscriber(name) : redis.blocking(name));
 }
 
 interface Sub {
@@ -89,119 +96,21 @@ interface Sub {
   watch: Watch;
 }
 
-interface Watch {
-  key: string;
-  threadId: string;
-  runId: string;
-  /** Last id the shared reader has seen; null until the stream's tail is known. */
-  cursor: string | null;
+interface Watch extends FollowedStream {
   /** The stream's `end` entry, once seen: nothing follows it, so the shared read leaves it out. */
   end: StreamEntry | null;
   /** Settles when the tail is known, or the watch has failed and its subscribers are finished. */
   ready: Promise<void>;
   subs: Set<Sub>;
-  lastEntryAt: number;
   checkingSettled: boolean;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Blocking connections kept for the next thread's reader on a Cluster, at most. */
-const IDLE_READER_CONNECTIONS = 32;
-
 export function createRunStreamHub(options: HubOptions): RunStreamHub {
-  const readers = new Map<string, RunStreamHub>();
-  let closed = false;
-  // On a Cluster a reader per thread comes and goes with the thread's clients; its connection
-  // (a Cluster client, which costs a slots lookup and a connection to set up) goes back to this
-  // pool for the next one, whatever its thread: a Cluster client reaches every slot.
-  const idle: RedisClient[] = [];
-  const pooled = {
-    take: (name: string) => idle.pop() ?? options.blockingConnection(name),
-    giveBack(connection: RedisClient) {
-      if (closed || idle.length >= IDLE_READER_CONNECTIONS) connection.disconnect();
-      else idle.push(connection);
-    },
-  };
-  const readerFor = (group: string): RunStreamHub => {
-    let reader = readers.get(group);
-    if (!reader) readers.set(group, (reader = createGroupReader(group === '' ? options : { ...options, blockingConnection: pooled.take }, group, group === '' ? undefined : pooled.giveBack)));
-    return reader;
-  };
-  // A thread's reader goes when its last subscriber does (one Redis: the one reader stays).
-  const release = (group: string, reader: RunStreamHub) => {
-    if (group === '' || closed || readers.get(group) !== reader || reader.stats().subscribers > 0) return;
-    readers.delete(group);
-    void reader.close().catch((err: unknown) => options.onError?.(err));
-  };
-  const all = () => [...readers.values()];
-  return {
-    subscribe(threadId, runId, afterId, subscriber) {
-      if (closed) {
-        // Shutting down: the client is told the stream ended (it can resume on another replica).
-        queueMicrotask(() => subscriber.onDone());
-        return { resume: () => {}, stop: () => {} };
-      }
-      const group = options.streams.readGroup(threadId);
-      const reader = readerFor(group);
-      const subscription = reader.subscribe(threadId, runId, afterId, {
-        onEntries: (entries) => subscriber.onEntries(entries),
-        onDone() {
-          try {
-            subscriber.onDone();
-          } finally {
-            queueMicrotask(() => release(group, reader));
-          }
-        },
-      });
-      return {
-        resume: () => subscription.resume(),
-        stop() {
-          subscription.stop();
-          release(group, reader);
-        },
-      };
-    },
-    followed: () => all().reduce((sum, reader) => sum + reader.followed(), 0),
-    stats: () =>
-      all()
-        .map((reader) => reader.stats())
-        .reduce((sum, one) => ({
-          streams: sum.streams + one.streams,
-          subscribers: sum.subscribers + one.subscribers,
-          cachedPages: sum.cachedPages + one.cachedPages,
-          cachedBytes: sum.cachedBytes + one.cachedBytes,
-        }), { streams: 0, subscribers: 0, cachedPages: 0, cachedBytes: 0 }),
-    async close() {
-      closed = true;
-      const closing = all();
-      readers.clear();
-      await Promise.all(closing.map((reader) => reader.close()));
-      for (const connection of idle.splice(0)) connection.disconnect();
-    },
-  };
-}
-
-/**
- * One reader: one blocking connection and one XREAD over the followed streams of one read group.
- * With `giveBack`, closing hands its connection back (once its XREAD has returned) instead of
- * dropping it.
- */
-function createGroupReader(options: HubOptions, group: string, giveBack?: (connection: RedisClient) => void): RunStreamHub {
   const { streams } = options;
   const blockMs = options.blockMs ?? 5_000;
+  const onError = (err: unknown) => options.onError?.(err);
   const watches = new Map<string, Watch>();
   const pages = createPageCache(streams);
-  // Adding a stream while the reader is blocked: an entry on this reader's own wake stream ends
-  // the XREAD at once, even when it was sent before the XREAD reached Redis.
-  const wake = streams.wakeStream(randomUUID(), group);
-  let wakeCursor = '0';
-  let connection: RedisClient | null = null;
-  let looping = false;
-  let loopDone: Promise<void> = Promise.resolve();
-  let blocked = false;
-  let blockGeneration = 0;
-  let rungGeneration = -1;
   let closed = false;
 
   const isFollowed = (watch: Watch) => watch.cursor !== null && watch.end === null;
@@ -210,6 +119,7 @@ function createGroupReader(options: HubOptions, group: string, giveBack?: (conne
     if (watches.get(watch.key) !== watch) return;
     watches.delete(watch.key);
     pages.drop(watch.key);
+    feed.unfollow(watch);
   };
 
   const finish = (sub: Sub) => {
@@ -222,7 +132,7 @@ function createGroupReader(options: HubOptions, group: string, giveBack?: (conne
   const detach = (sub: Sub) => {
     const { watch } = sub;
     watch.subs.delete(sub);
-    // A stream nobody follows drops out of the next XREAD; the current one may still name it.
+    // A stream nobody follows is no longer read.
     if (watch.subs.size === 0) dropWatch(watch);
   };
 
@@ -232,7 +142,7 @@ function createGroupReader(options: HubOptions, group: string, giveBack?: (conne
       call();
       return true;
     } catch (err) {
-      options.onError?.(err);
+      onError(err);
       return false;
     }
   };
@@ -275,21 +185,16 @@ function createGroupReader(options: HubOptions, group: string, giveBack?: (conne
 
   const dispatch = (watch: Watch, entries: readonly StreamEntry[]) => {
     const last = entries[entries.length - 1];
-    if (watch.end === null && last?.event === 'end') watch.end = last;
+    if (watch.end === null && last?.event === 'end') {
+      watch.end = last;
+      feed.unfollow(watch);
+    }
     // A subscriber still catching up reads these from Redis itself.
     for (const sub of [...watch.subs]) {
       if (sub.state !== 'live') continue;
       deliver(sub, entries);
       endIfPast(sub);
     }
-  };
-
-  const connect = (): RedisClient => (connection ??= options.blockingConnection('stream-hub'));
-
-  const ring = () => {
-    if (closed || !looping || !blocked || rungGeneration === blockGeneration) return;
-    rungGeneration = blockGeneration;
-    void streams.ring(wake).catch((err: unknown) => options.onError?.(err));
   };
 
   const checkSettled = async (watch: Watch) => {
@@ -321,56 +226,35 @@ function createGroupReader(options: HubOptions, group: string, giveBack?: (conne
   const startSettledCheck = (watch: Watch) => {
     if (watch.checkingSettled) return;
     watch.checkingSettled = true;
-    void checkSettled(watch).catch((err: unknown) => options.onError?.(err));
+    void checkSettled(watch).catch(onError);
   };
 
-  async function loop() {
-    looping = true;
-    try {
-      while (!closed && [...watches.values()].some(isFollowed)) {
-        const cursors = new Map<string, string>([[wake, wakeCursor]]);
-        for (const watch of watches.values()) if (isFollowed(watch)) cursors.set(watch.key, watch.cursor as string);
-        let batches: [string, StreamEntry[]][];
-        blocked = true;
-        blockGeneration += 1;
-        try {
-          batches = await streams.readMany(connect(), cursors, blockMs);
-        } catch (err) {
-          if (closed) break;
-          options.onError?.(err);
-          await sleep(250);
-          continue;
-        } finally {
-          blocked = false;
-        }
-        const now = Date.now();
-        for (const [key, entries] of batches) {
-          const last = entries[entries.length - 1];
-          if (!last) continue;
-          if (key === wake) {
-            wakeCursor = last.id;
-            continue;
-          }
-          const watch = watches.get(key);
-          if (!watch) continue;
-          watch.cursor = last.id;
-          watch.lastEntryAt = now;
-          dispatch(watch, entries);
-        }
+  const feed = (streams.notifies ? notifiedFeed : blockingFeed)({
+    streams,
+    connect: options.listener,
+    blockMs,
+    onError,
+    target: {
+      followed: () => [...watches.values()].filter(isFollowed),
+      received(stream, entries) {
+        const watch = stream as Watch;
+        if (watches.get(watch.key) !== watch || !isFollowed(watch)) return;
+        // A settled-run check may have read past some of these already.
+        const cursor = watch.cursor as string;
+        const fresh = compareIds((entries[0] as StreamEntry).id, cursor) > 0 ? entries : entries.filter((e) => compareIds(e.id, cursor) > 0);
+        const last = fresh.at(-1);
+        if (!last) return;
+        watch.cursor = last.id;
+        watch.lastEntryAt = Date.now();
+        dispatch(watch, fresh);
+      },
+      quiet(now) {
         for (const watch of watches.values()) {
           if (isFollowed(watch) && now - watch.lastEntryAt >= blockMs) startSettledCheck(watch);
         }
-      }
-    } finally {
-      looping = false;
-    }
-  }
-
-  /** Brings a stream whose tail is now known into the shared XREAD. */
-  const follow = () => {
-    if (looping) ring();
-    else void (loopDone = loop().catch((err: unknown) => options.onError?.(err)));
-  };
+      },
+    },
+  });
 
   async function catchUp(sub: Sub) {
     const { watch } = sub;
@@ -431,10 +315,10 @@ function createGroupReader(options: HubOptions, group: string, giveBack?: (conne
             created.cursor = last?.id ?? '0';
             if (last?.event === 'end') created.end = last;
             created.lastEntryAt = Date.now();
-            if (watches.get(key) === created && isFollowed(created)) follow();
+            if (watches.get(key) === created && isFollowed(created)) feed.follow(created);
           },
           (err: unknown) => {
-            options.onError?.(err);
+            onError(err);
             dropWatch(created);
             for (const s of [...created.subs]) finish(s);
           },
@@ -444,7 +328,7 @@ function createGroupReader(options: HubOptions, group: string, giveBack?: (conne
       watch.subs.add(sub);
       const start = () =>
         void catchUp(sub).catch((err: unknown) => {
-          options.onError?.(err);
+          onError(err);
           finish(sub);
         });
       start();
@@ -474,28 +358,10 @@ function createGroupReader(options: HubOptions, group: string, giveBack?: (conne
     async close() {
       if (closed) return;
       closed = true;
-      // No reader ever ran: no wake stream was written. A reader that is not connected says
-      // Redis is away, and no clean-up would reach it.
-      const nothingToRemove = connection === null || connection.status !== 'ready';
-      const idle = [...watches.values()].every((watch) => watch.subs.size === 0);
-      if (giveBack && connection && !nothingToRemove && idle) {
-        // Nobody left to serve: end the pending XREAD BLOCK through the wake stream, and hand the
-        // connection on once it has returned.
-        const kept = connection;
-        if (looping) {
-          await streams.ring(wake).catch(() => undefined);
-          await loopDone;
-        }
-        giveBack(kept);
-      } else {
-        // Disconnecting aborts the pending XREAD BLOCK at once.
-        connection?.disconnect();
-      }
+      await feed.close();
       for (const watch of [...watches.values()]) for (const sub of [...watch.subs]) finish(sub);
       watches.clear();
       pages.clear();
-      // Closing with Redis away: the wake stream is one small key, left to its owner's next start.
-      if (!nothingToRemove) await streams.removeWakeStream(wake).catch(() => undefined);
     },
   };
 }

@@ -72,21 +72,27 @@ export interface RunStreams {
    */
   readMany(connection: RedisClient, cursors: ReadonlyMap<string, string>, blockMs: number): Promise<[string, StreamEntry[]][]>;
   /**
-   * Which streams one `readMany` may name together: those of one group. One Redis: all of them
-   * (one group, ''). A Redis Cluster: an XREAD must stay on one slot, and a thread's keys are
-   * one slot, so each thread is its own group (see run-stream-hub.ts).
+   * True on a Redis Cluster: writers publish each entry's id on the run's sharded channel
+   * (`channel`), and readers follow streams by subscribing to it rather than by XREAD (which
+   * cannot span slots). False on one Redis, where nothing is published.
    */
-  readGroup(threadId: string): string;
-  /**
-   * The key of a hub's wake stream, for `readMany` and `ring`; on a Cluster in the slot of
-   * `group` (a thread id from `readGroup`), so it can share an XREAD with that group's streams.
-   */
-  wakeStream(hubId: string, group?: string): string;
+  readonly notifies: boolean;
+  /** The sharded channel a run's new entry ids are published on (when `notifies`). */
+  channel(threadId: string, runId: string): string;
+  /** The key of a hub's wake stream, for `readMany` and `ring`. */
+  wakeStream(hubId: string): string;
   /** Adds an entry to a wake stream, ending a `readMany` that names it. */
   ring(wakeKey: string): Promise<void>;
   removeWakeStream(wakeKey: string): Promise<void>;
   remove(threadId: string, runId: string): Promise<void>;
 }
+
+/**
+ * What a run's writing scripts publish new entry ids on: the run's sharded channel on a Redis
+ * Cluster, nothing (`''`) on one Redis (see keys.runStreamChannel).
+ */
+export const appendedChannel = (redis: RedisClient, threadId: string, runId: string): string =>
+  isCluster(redis) ? keys.runStreamChannel(threadId, runId) : '';
 
 const normaliseCursor = (id: string) => (id === '-1' || id === '' ? '0' : id);
 
@@ -96,8 +102,9 @@ export function createRunStreams(redis: RedisClient, scripts: Record<string, Scr
     writer({ threadId, runId, attempt }) {
       const fenceKeys = [keys.run(threadId, runId), keys.runStream(threadId, runId)];
       const token = String(attempt);
+      const channel = appendedChannel(redis, threadId, runId);
       return {
-        append: async (event, dataJson) => (await appendScript(fenceKeys, [token, event, dataJson])) as string,
+        append: async (event, dataJson) => (await appendScript(fenceKeys, [token, event, dataJson, channel])) as string,
       };
     },
 
@@ -125,9 +132,11 @@ export function createRunStreams(redis: RedisClient, scripts: Record<string, Scr
       return (reply ?? []).map(([name, raw]) => [name, parseEntries(raw)]);
     },
 
-    readGroup: (threadId) => (isCluster(redis) ? threadId : ''),
+    notifies: isCluster(redis),
 
-    wakeStream: (hubId, group) => keys.streamHubWake(hubId, group === undefined || group === '' ? undefined : group),
+    channel: (threadId, runId) => keys.runStreamChannel(threadId, runId),
+
+    wakeStream: (hubId) => keys.streamHubWake(hubId),
 
     async ring(wakeKey) {
       // One entry is enough to end the XREAD; the key outlives a crashed API by a day at most.

@@ -14,6 +14,7 @@ import {
   type ThreadStatus,
 } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
+import { appendedChannel } from './run-stream.js';
 
 /**
  * `existed`: a run with this id was there already and nothing changed; `holdsThread` says whether
@@ -242,6 +243,7 @@ export function createRunStore(redis: RedisClient, scripts: Record<string, Scrip
           String(fence.attempt),
           error === undefined ? '' : JSON.stringify(error),
           retentionSeconds,
+          appendedChannel(redis, threadId, runId),
         ],
       );
       if (status === 'deleted') await redis.hdel(keys.runThreads(), runId);

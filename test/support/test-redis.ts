@@ -8,10 +8,11 @@ import { bullmqOptionsFromUrl, bullPrefixFor, parseRedisTarget, type RedisClient
 export const onTestCluster = (): boolean => process.env.WARREN_TEST_REDIS === 'cluster';
 
 /** A plain client for a test's own reads and writes, on one Redis or a Cluster (by URL). */
-export function connectTestRedis(url: string, options: { maxRetriesPerRequest?: number | null } = {}): RedisClient {
+export function connectTestRedis(url: string, options: { maxRetriesPerRequest?: number | null; shardedSubscribers?: boolean; connectionName?: string } = {}): RedisClient {
+  const { shardedSubscribers, ...redisOptions } = options;
   const target = parseRedisTarget(url);
-  if (target.kind === 'single') return new Redis(url, options);
-  return new Cluster(target.nodes, { redisOptions: options, dnsLookup: (address, callback) => callback(null, address) });
+  if (target.kind === 'single') return new Redis(url, redisOptions);
+  return new Cluster(target.nodes, { redisOptions, shardedSubscribers: shardedSubscribers ?? false, dnsLookup: (address, callback) => callback(null, address) });
 }
 
 /** The port of one Redis, or of a Cluster's first node (by URL). */

@@ -4,7 +4,7 @@
 // for the lease again. What the connections share is built here once: the stream hub that
 // follows runs, the upload writer with its conversion sandbox, and the way an answer is followed
 // and streamed back; each platform adds its protocol (how it receives, posts, edits).
-import type { RedisClient } from '../../src/store/redis.js';
+import type { RedisClient, RedisConnections } from '../../src/store/redis.js';
 import type { Logger } from 'pino';
 import type { RunAdmission } from '../../src/admission/admit-run.js';
 import type { CancelSignals } from '../../src/admission/cancel-run.js';
@@ -15,7 +15,7 @@ import { subscribeControl } from '../../src/queue/control.js';
 import { CHANNEL_NAMES, isChannelName, waitForInbox as waitForInboxOn, type ChannelName, type InboxEntry } from '../../src/store/channels.js';
 import { createFileLocks } from '../../src/store/file-locks.js';
 import { isRunSettled } from '../../src/store/records.js';
-import { createRunStreamHub } from '../../src/store/run-stream-hub.js';
+import { createRunStreamHub, hubListener } from '../../src/store/run-stream-hub.js';
 import type { Stores } from '../../src/store/stores.js';
 import { createThreadFiles } from '../../src/store/thread-files.js';
 import { conversionLimits } from '../../src/uploads/conversion-limits.js';
@@ -43,7 +43,7 @@ export interface ChannelsDeps {
   stores: Pick<Stores, 'runs' | 'threads' | 'channels' | 'streams'>;
   admission: Pick<RunAdmission, 'admit'>;
   cancelSignals: CancelSignals;
-  redis: { command: RedisClient; blocking(name: string): RedisClient; subscriber(name: string): RedisClient };
+  redis: Pick<RedisConnections, 'cluster' | 'command' | 'blocking' | 'subscriber' | 'shardedSubscriber'>;
   /** This worker, as GET /api/channels names the holder. */
   holder: string;
   log: Logger;
@@ -153,7 +153,7 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels | null
 
   const hub = createRunStreamHub({
     streams: stores.streams,
-    blockingConnection: (name) => deps.redis.blocking(`channels-${name}`),
+    listener: (name) => hubListener(deps.redis)(`channels-${name}`),
     isSettled: async (threadId, runId) => isRunSettled(await stores.runs.get(threadId, runId)),
     onError: (err) => deps.log.warn({ err }, 'channels: run stream reader error'),
   });

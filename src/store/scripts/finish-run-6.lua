@@ -18,6 +18,8 @@
   ARGV[7] the caller's attempt
   ARGV[8] the `error` event's data (JSON), or "" for none
   ARGV[9] seconds the stream stays joinable after `end`
+  ARGV[10] sharded channel to publish `end`'s id on (a Redis Cluster's stream hubs hear of
+           entries so), or "" for none
   Returns the id of the run that now holds the thread and must be dispatched, or false; or the
   error FENCED.
 ]]
@@ -42,7 +44,8 @@ end
 local last = redis.call('XREVRANGE', KEYS[6], '+', '-', 'COUNT', 1)[1]
 if not (last and last[2][1] == 'event' and last[2][2] == 'end') then
   if ARGV[8] ~= '' then redis.call('XADD', KEYS[6], '*', 'event', 'error', 'data', ARGV[8]) end
-  redis.call('XADD', KEYS[6], '*', 'event', 'end', 'data', '{}')
+  local end_id = redis.call('XADD', KEYS[6], '*', 'event', 'end', 'data', '{}')
+  if ARGV[10] ~= '' then redis.call('SPUBLISH', ARGV[10], end_id) end
 end
 redis.call('EXPIRE', KEYS[6], ARGV[9])
 
