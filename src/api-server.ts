@@ -11,6 +11,7 @@ import type { EnvConfig } from './config/env.js';
 import type { LoadedConfig } from './config/load-config.js';
 import { createExtensionsStore, resolveSkillsDir } from './config/extensions.js';
 import { PROJECT_SKILLS_DIR } from './config/paths.js';
+import { resolveRedisTarget } from './config/redis-target.js';
 import { configSecrets } from './config/secrets.js';
 import { createSandbox } from './convert/sandbox.js';
 import type { GatewaySettings } from './gateway/gateway-deps.js';
@@ -102,7 +103,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   // Before Redis: a custom auth module that fails to load stops the start with nothing to close.
   const auth = await authenticatorFor(config.auth, env.apiKeys ?? [], dir);
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
-  const redis = connectRedis(env.redisUrl, 'api', log, { failFast: true });
+  const redis = connectRedis(resolveRedisTarget(env, config), 'api', log, { failFast: true });
   // Collectors read Redis: while it is away, every scrape would fail the same way.
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });

@@ -9,6 +9,7 @@ import type { EnvConfig } from '../src/config/env.js';
 import type { LoadedConfig } from '../src/config/load-config.js';
 import { resolveSkillsDir } from '../src/config/extensions.js';
 import { PROJECT_SKILLS_DIR } from '../src/config/paths.js';
+import { resolveRedisTarget } from '../src/config/redis-target.js';
 import { configSecrets } from '../src/config/secrets.js';
 import { createTaskDispatcher } from '../src/queue/task-queue.js';
 import { createLogger } from '../src/logger.js';
@@ -72,7 +73,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   // Before any connection or job: a taken port stops the worker before it takes work.
   const metricsPort = env.workerMetricsPort ?? config.metrics.worker_port;
   const metricsServer = metricsPort === null ? null : await startMetricsServer(() => metrics.render(), metricsPort, config.metrics.worker_host, log);
-  const redis = connectRedis(env.redisUrl, 'worker', log);
+  const redis = connectRedis(resolveRedisTarget(env, config), 'worker', log);
   const stores = createStores(redis.command, await storeSettingsFor(config.store));
   // OAuth tokens are cached per server for the life of the process, across MCP reloads.
   const mcpOAuth = createMcpOAuth({ log });

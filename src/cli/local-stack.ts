@@ -1,11 +1,13 @@
-// `npm start`: the whole local stack in one command. Uses the Redis at REDIS_URL, or spawns
-// redis-server from the project's redis.conf (data under WARREN_HOME/redis) when none answers;
+// `npm start`: the whole local stack in one command. Uses the Redis at REDIS_URL (or config.yaml's
+// `redis:`, resolved as the API and the worker resolve it), or spawns redis-server from the project's redis.conf (data under WARREN_HOME/redis) when none answers;
 // then one API and one worker process. SIGTERM or Ctrl-C stops all of them, leaving no child:
 // the API and the worker first (the worker hands its runs back), Redis last.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readEnvConfig } from '../config/env.js';
+import { loadAppConfig } from '../config/load-config.js';
+import { describeRedisTarget, resolveRedisTarget } from '../config/redis-target.js';
 import { ConfigError } from '../errors.js';
 import { assertPortFree, redisAnswers, spawnRedis, type RedisProcess } from '../store/redis-process.js';
 import { onParentExit } from './parent-watch.js';
@@ -61,13 +63,14 @@ async function main(): Promise<void> {
   process.on('SIGHUP', () => void stopAll(0, 'SIGHUP'));
   onParentExit(() => void stopAll(0, 'parent exited'));
 
-  if (/^rediss?\+cluster:/.test(env.redisUrl)) {
+  const target = resolveRedisTarget(env, loadAppConfig().config);
+  if (target.kind === 'cluster') {
     // A Redis Cluster is the operator's to run: `npm start` never makes one.
-    log(`using the Redis Cluster at ${env.redisUrl.replace(/\/\/[^@/]*@/, '//***@')}`);
-  } else if (!(await redisAnswers(env.redisUrl))) {
-    const url = new URL(env.redisUrl);
+    log(`using the Redis Cluster at ${describeRedisTarget(target)}`);
+  } else if (!(await redisAnswers(target.url))) {
+    const url = new URL(target.url);
     if (!['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname)) {
-      throw new ConfigError(`Nothing answers at REDIS_URL=${env.redisUrl}, and it is not local, so Warren will not start one.`);
+      throw new ConfigError(`Nothing answers at ${describeRedisTarget(target)} (REDIS_URL, or config.yaml's redis:), and it is not local, so Warren will not start one.`);
     }
     redis = await spawnRedis({ dataDir: path.join(env.home, 'redis'), port: Number(url.port || 6379), detached: true });
     log(`started redis-server on ${redis.url} (data in ${path.join(env.home, 'redis')})`);
@@ -78,11 +81,12 @@ async function main(): Promise<void> {
       }
     });
   } else {
-    log(`using Redis at ${env.redisUrl}`);
+    log(`using Redis at ${describeRedisTarget(target)}`);
   }
   if (stopping) return;
 
-  const childEnv = { ...process.env, REDIS_URL: redis?.url ?? env.redisUrl, WARREN_WATCH_PARENT: '1' };
+  // Only a Redis started here is handed down: otherwise the children resolve the same target.
+  const childEnv = { ...process.env, ...(redis ? { REDIS_URL: redis.url } : {}), WARREN_WATCH_PARENT: '1' };
   for (const [name, entry] of [
     ['api', path.join(distRoot, 'src', 'main.js')],
     ['worker', path.join(distRoot, 'workers', 'main.js')],

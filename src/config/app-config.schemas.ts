@@ -435,6 +435,34 @@ export const FeishuChannelConfigSchema = chatChannelSchema(
 );
 export type FeishuChannelConfig = Static<typeof FeishuChannelConfigSchema>;
 
+/**
+ * The Redis every process connects to, when REDIS_URL is not set (REDIS_URL wins, whole: a
+ * deployment's environment overrides its file, as elsewhere). `url` names one Redis (or a
+ * cluster as `redis+cluster://…`, REDIS_URL's forms), `cluster.nodes` a Redis Cluster; one of
+ * the two. The credentials and TLS apply to either (src/config/redis-target.ts).
+ */
+export const RedisConfigSchema = Type.Object(
+  {
+    url: Type.Optional(Type.String({ pattern: '^rediss?(\\+cluster)?://' })),
+    cluster: Type.Optional(
+      Type.Object(
+        {
+          /** Any reachable nodes, `host:port` (`[::1]:7000` for IPv6); the client learns the rest. */
+          nodes: Type.Array(Type.String({ pattern: '^(\\[[0-9A-Fa-f:.]+\\]|[^\\s:@/,\\[\\]]+):[0-9]{1,5}$' }), { minItems: 1 }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    username: Type.Optional(NonEmpty),
+    /** Best as a `$NAME` reference, so no password sits in the file. */
+    password: Type.Optional(NonEmpty),
+    /** TLS to every node (as `rediss://`); absent: as the url says (plain for `cluster`). */
+    tls: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+export type RedisConfig = Static<typeof RedisConfigSchema>;
+
 /** Chat platforms whose messages start runs. */
 export const ChannelsConfigSchema = Type.Object(
   {
@@ -479,6 +507,8 @@ export const AppConfigSchema = Type.Object(
     metrics: withDefault(MetricsConfigSchema),
     tracing: withDefault(TracingConfigSchema),
     channels: withDefault(ChannelsConfigSchema),
+    /** Absent: REDIS_URL, or a Redis on 127.0.0.1:6379. */
+    redis: Type.Optional(RedisConfigSchema),
   },
   { additionalProperties: false },
 );

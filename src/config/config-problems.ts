@@ -91,9 +91,10 @@ function pointer(value: unknown, instancePath: string): unknown {
   return v;
 }
 
-function given(v: unknown): string {
+function given(v: unknown, hidden = false): string {
   if (v === undefined) return 'missing';
   if (v === null) return 'empty (null)';
+  if (hidden) return `${Array.isArray(v) ? 'a list' : isPlainObject(v) ? 'a mapping of keys' : `a ${typeof v}`} (not shown: it may be a secret)`;
   if (Array.isArray(v)) return `a list (${JSON.stringify(v).slice(0, 60)})`;
   if (isPlainObject(v)) return 'a mapping of keys';
   return `${JSON.stringify(v)} (${typeof v === 'number' ? (Number.isInteger(v) ? 'an integer' : 'a number') : `a ${typeof v}`})`;
@@ -145,8 +146,11 @@ function expectation(error: SchemaError, allowed: unknown[]): string {
   }
 }
 
-/** Each fault of `value` against `schema` as a sentence: the key, what it must be, what it is. */
-export function schemaProblems(schema: TSchema, value: unknown): string[] {
+/**
+ * Each fault of `value` against `schema` as a sentence: the key, what it must be, what it is
+ * (only its type where `hidden` says the key may hold a secret).
+ */
+export function schemaProblems(schema: TSchema, value: unknown, hidden: (key: string) => boolean = () => false): string[] {
   const errors = [...Value.Errors(schema, value)] as unknown as SchemaError[];
   const byPath = new Map<string, SchemaError[]>();
   for (const e of errors) byPath.set(e.instancePath, [...(byPath.get(e.instancePath) ?? []), e]);
@@ -163,7 +167,8 @@ export function schemaProblems(schema: TSchema, value: unknown): string[] {
     const first = group.find((e) => e.keyword !== 'const' && e.keyword !== 'anyOf') ?? group[0];
     if (!first) continue;
     const fault = allowed.length > 0 ? { ...first, keyword: 'const' } : first;
-    sentences.push(`"${keyPath(instancePath)}" must ${expectation(fault, allowed)}, but it is ${given(pointer(value, instancePath))}.`);
+    const key = keyPath(instancePath);
+    sentences.push(`"${key}" must ${expectation(fault, allowed)}, but it is ${given(pointer(value, instancePath), hidden(key))}.`);
   }
   return sentences;
 }

@@ -14,8 +14,11 @@ export const EnvConfigSchema = Type.Object({
    * dropped or reset. Node's default is 511; Linux clamps the value to net.core.somaxconn.
    */
   listenBacklog: Type.Integer({ minimum: 1, maximum: 65_535 }),
-  /** `redis://`/`rediss://` for one Redis, `redis+cluster://h1:p1,h2:p2` for a Redis Cluster (store/redis.ts). */
-  redisUrl: Type.String({ pattern: '^rediss?(\\+cluster)?://' }),
+  /**
+   * REDIS_URL: `redis://`/`rediss://` for one Redis, `redis+cluster://h1:p1,h2:p2` for a Redis
+   * Cluster. Absent when unset, so config.yaml's `redis:` block may name it (redis-target.ts).
+   */
+  redisUrl: Type.Optional(Type.String({ pattern: '^rediss?(\\+cluster)?://' })),
   /** Absolute path of WARREN_HOME, which holds `threads/`. */
   home: Type.String({ minLength: 1 }),
   /** Absolute path of extensions_config.json. */
@@ -58,7 +61,6 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     // (docker-compose.yml, the Dockerfile) set HOST=0.0.0.0.
     host: env.HOST ?? '127.0.0.1',
     listenBacklog: Number(env.WARREN_LISTEN_BACKLOG ?? 4096),
-    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     home: path.resolve(env.WARREN_HOME ?? '.warren'),
     extensionsConfigPath: path.resolve(env.WARREN_EXTENSIONS_CONFIG ?? path.join(configDir, 'extensions_config.json')),
     logLevel: env.LOG_LEVEL ?? 'info',
@@ -69,6 +71,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       .split(',')
       .map((key) => key.trim())
       .filter((key) => key !== ''),
+    ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(env.WARREN_WORKER_METRICS_PORT ? { workerMetricsPort: Number(env.WARREN_WORKER_METRICS_PORT) } : {}),
     ...(env.WARREN_MEMORY_USER ? { memoryUser: env.WARREN_MEMORY_USER } : {}),
   };

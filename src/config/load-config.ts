@@ -8,6 +8,7 @@ import { ConfigError } from '../errors.js';
 import { AppConfigSchema, type AppConfig } from './app-config.schemas.js';
 import { problemsMessage, schemaProblems, unknownKeys } from './config-problems.js';
 import { applyProjectEnv, mergeProjectGraphs, readLangGraphJson, type LangGraphProject } from './langgraph-json.js';
+import { redisTargetFromConfig } from './redis-target.js';
 
 export interface LoadedConfig {
   readonly config: AppConfig;
@@ -20,6 +21,9 @@ export interface LoadedConfig {
 const ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /** Keys whose `$NAME` stays unresolved until used, so a missing key fails a run, not the boot. */
+/** Keys whose value a fault never echoes: a password, or a URL that may carry one. */
+const HIDDEN_KEYS = /^redis(\.url|\.password)?$/;
+
 const LAZY_KEYS = [/^models\[\d+\]\.api_key$/, /^web\.search_api_key$/, /^store\.index\.api_key$/, /^channels\.telegram\.bot_token$/, /^channels\.slack\.(bot_token|app_token|signing_secret)$/, /^channels\.feishu\.(app_secret|verification_token|encrypt_key)$/];
 
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
@@ -86,8 +90,10 @@ export function parseAppConfig(raw: unknown, env: NodeJS.ProcessEnv, source = 'c
   const resolved = resolveEnvRefs(raw, env, '', source);
   const withDefaults = Value.Default(AppConfigSchema, Value.Clone(resolved));
   if (!Value.Check(AppConfigSchema, withDefaults)) {
-    throw new ConfigError(problemsMessage(source, schemaProblems(AppConfigSchema, withDefaults)));
+    throw new ConfigError(problemsMessage(source, schemaProblems(AppConfigSchema, withDefaults, (key) => HIDDEN_KEYS.test(key))));
   }
+  // At load, whether or not REDIS_URL overrides it: a contradictory block is a fault of the file.
+  if (withDefaults.redis !== undefined) redisTargetFromConfig(withDefaults.redis, source);
   const names = new Set<string>();
   for (const model of withDefaults.models) {
     if (names.has(model.name)) throw new ConfigError(`${source}: model name "${model.name}" is used twice.`);

@@ -4,22 +4,21 @@
 // for it: an API request fails within a few seconds (a 503 the client can retry), a worker's
 // write waits for Redis to come back (a run survives a Redis restart).
 //
-// REDIS_URL names either one Redis (`redis://` / `rediss://`) or a Redis Cluster
-// (`redis+cluster://[user:pass@]host1:port1,host2:port2` / `rediss+cluster://…`): any reachable
-// nodes of it; the client learns the rest. On a Cluster every connection is an ioredis Cluster
+// The target (config/redis-target.ts: REDIS_URL or config.yaml's `redis:` block) is either one
+// Redis or a Redis Cluster named by any reachable nodes of it; the client learns the rest. On a Cluster every connection is an ioredis Cluster
 // client (it follows MOVED/ASK and slot changes), and BullMQ is handed one (it cannot make a
 // Cluster from options).
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
-import { ConfigError } from '../errors.js';
+import type { RedisTarget } from '../config/redis-target.js';
 import { keys } from './keys.js';
 
 /** A connection to one Redis or to a Redis Cluster: the same commands on both. */
 export type RedisClient = Redis | Cluster;
 
 export interface RedisConnections {
-  /** True when REDIS_URL names a Redis Cluster. */
+  /** True when the target is a Redis Cluster. */
   readonly cluster: boolean;
   /** Shared client for ordinary commands. */
   readonly command: RedisClient;
@@ -47,47 +46,6 @@ export interface RedisConnections {
   /** Why `ready()` is false, for `/ready`'s answer; null when ready. */
   notReadyReason(): string | null;
   close(): Promise<void>;
-}
-
-/** What REDIS_URL names: one Redis, or the seed nodes of a Redis Cluster. */
-export type RedisTarget =
-  | { kind: 'single'; url: string }
-  | { kind: 'cluster'; nodes: { host: string; port: number }[]; username?: string; password?: string; tls: boolean };
-
-const CLUSTER_SCHEME = /^(rediss?)\+cluster:\/\/(.*)$/;
-
-/**
- * Parses REDIS_URL. `redis+cluster://[user:pass@]h1:p1,h2:p2` (or `rediss+cluster://` for TLS)
- * names a Redis Cluster by any of its nodes; anything else is one Redis. Throws a ConfigError
- * naming the problem (never the password) for a cluster URL it cannot use.
- */
-export function parseRedisTarget(url: string): RedisTarget {
-  const m = CLUSTER_SCHEME.exec(url);
-  if (!m) return { kind: 'single', url };
-  const [, scheme, rest = ''] = m;
-  const at = rest.lastIndexOf('@');
-  const auth = at >= 0 ? rest.slice(0, at) : '';
-  let hosts = at >= 0 ? rest.slice(at + 1) : rest;
-  const slash = hosts.indexOf('/');
-  if (slash >= 0) {
-    const tail = hosts.slice(slash);
-    hosts = hosts.slice(0, slash);
-    // A Cluster has database 0 only; a `/n` would silently mean something else.
-    if (tail !== '/' && tail !== '/0') throw new ConfigError(`REDIS_URL: a Redis Cluster has no databases; remove "${tail}" after the nodes.`);
-  }
-  const nodes = hosts.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '').map((entry) => {
-    const hp = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(entry);
-    const port = hp ? Number(hp[2]) : NaN;
-    if (!hp || !(port > 0 && port < 65_536)) {
-      throw new ConfigError(`REDIS_URL: cluster node "${entry}" is not host:port (expected ${scheme}+cluster://host1:port1,host2:port2).`);
-    }
-    return { host: (hp[1] as string).replace(/^\[|\]$/g, ''), port };
-  });
-  if (nodes.length === 0) throw new ConfigError(`REDIS_URL: ${scheme}+cluster:// names no nodes (expected ${scheme}+cluster://host1:port1,host2:port2).`);
-  const colon = auth.indexOf(':');
-  const username = auth === '' ? undefined : decodeURIComponent(colon >= 0 ? auth.slice(0, colon) : auth) || undefined;
-  const password = colon >= 0 ? decodeURIComponent(auth.slice(colon + 1)) : undefined;
-  return { kind: 'cluster', nodes, ...(username ? { username } : {}), ...(password ? { password } : {}), tls: scheme === 'rediss' };
 }
 
 /** True for a Cluster client (BullMQ's connection, or ours). */
@@ -279,7 +237,7 @@ function clusterOptions(target: Extract<RedisTarget, { kind: 'cluster' }>, conne
   };
 }
 
-/** The ioredis client for REDIS_URL, with a name and its errors logged once per interval. */
+/** The ioredis client for the target, with a name. */
 function makeClient(target: RedisTarget, connectionName: string, extra: RedisOptions, clusterExtra: ClusterOptions = {}): RedisClient {
   if (target.kind === 'single') return new Redis({ ...redisOptionsFromUrl(target.url), connectionName, ...extra });
   return new Cluster(target.nodes, { ...clusterOptions(target, connectionName, extra), ...clusterExtra });
@@ -298,8 +256,7 @@ function makeClient(target: RedisTarget, connectionName: string, extra: RedisOpt
  */
 const BULLMQ_CLUSTER_OPTIONS: ClusterOptions = { enableReadyCheck: false };
 
-export function connectRedis(url: string, role: string, log: Logger, options: ConnectRedisOptions = {}): RedisConnections {
-  const target = parseRedisTarget(url);
+export function connectRedis(target: RedisTarget, role: string, log: Logger, options: ConnectRedisOptions = {}): RedisConnections {
   const owned = new Set<RedisClient>();
   const make = (name: string, extra: RedisOptions = {}, clusterExtra: ClusterOptions = {}): RedisClient => {
     const client = makeClient(target, `warren:${role}:${name}`, extra, clusterExtra);
@@ -321,7 +278,7 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
   let bullmq: ConnectionOptions;
   let queue: ConnectionOptions;
   let clusterProblem: string | null = target.kind === 'cluster' ? 'Not ready: the Redis Cluster has not answered CLUSTER INFO yet.' : null;
-  // REDIS_URL naming the wrong kind of Redis: found once, logged once, and /ready says it.
+  // The target naming the wrong kind of Redis: found once, logged once, and /ready says it.
   let misconfigured: string | null = null;
   const misconfiguration = (problem: string) => {
     if (misconfigured === null) log.error({ connection: `${role}:command` }, problem);
@@ -334,14 +291,14 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
       single.info('cluster').then(
         (info) => {
           if (/cluster_enabled:1/.test(info)) {
-            misconfiguration(`REDIS_URL names one Redis, but ${single.options.host}:${single.options.port} is a node of a Redis Cluster: name the cluster as redis+cluster://host:port[,host:port…].`);
+            misconfiguration(`REDIS_URL (or config.yaml's redis:) names one Redis, but ${single.options.host}:${single.options.port} is a node of a Redis Cluster: name the cluster as redis+cluster://host:port[,host:port…] (or in redis.cluster.nodes).`);
           }
         },
         () => undefined,
       );
     });
-    bullmq = bullmqOptionsFromUrl(url, role);
-    queue = queueOptionsFromUrl(url, role, options.failFast ?? false);
+    bullmq = bullmqOptionsFromUrl(target.url, role);
+    queue = queueOptionsFromUrl(target.url, role, options.failFast ?? false);
   } else {
     // BullMQ takes a Cluster only as an instance (shared by its queues; its workers duplicate
     // it for their blocking reads). Its errors reach the queues' and workers' 'error' listeners.
@@ -361,7 +318,7 @@ export function connectRedis(url: string, role: string, log: Logger, options: Co
       try {
         await probe.connect();
         if (/cluster_enabled:0/.test(await probe.info('cluster'))) {
-          misconfiguration(`REDIS_URL names a Redis Cluster, but ${seed.host}:${seed.port} is a single Redis (cluster support disabled): name it as redis://${seed.host}:${seed.port}, or set cluster-enabled yes.`);
+          misconfiguration(`REDIS_URL (or config.yaml's redis:) names a Redis Cluster, but ${seed.host}:${seed.port} is a single Redis (cluster support disabled): name it as redis://${seed.host}:${seed.port}, or set cluster-enabled yes.`);
         }
       } catch {
         // Not answering: an outage, which readiness reports as such.

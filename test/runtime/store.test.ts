@@ -5,7 +5,7 @@
 import { Client } from '@langchain/langgraph-sdk';
 import type { RedisClient } from '../../src/store/redis.js';
 import { connectTestRedis } from '../support/test-redis.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { itemId } from '../../src/store/store-items.js';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
@@ -247,7 +247,7 @@ describe('TTL', () => {
 
   it("takes config's default TTL when a write names none, and ttl: null keeps an item for ever", async () => {
     const ns = ['ttl', unique()];
-    const raw = connectTestRedis(plain.env.redisUrl);
+    const raw = connectTestRedis(inject('redisUrl'));
     try {
       await plain.client.store.putItem(ns, 'default', { x: 1 });
       await plain.client.store.putItem(ns, 'forever', { x: 1 }, { ttl: null });

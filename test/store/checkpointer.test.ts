@@ -23,7 +23,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, i
 import { RedisCheckpointSaver } from '../../src/store/checkpointer.js';
 import { keys, threadKeyPattern } from '../../src/store/keys.js';
 import { spawnRedisCluster } from '../../src/store/redis-process.js';
-import { parseRedisTarget, type RedisClient } from '../../src/store/redis.js';
+import { parseRedisTarget } from '../../src/config/redis-target.js';
+import type { RedisClient } from '../../src/store/redis.js';
 import { tracked, trackedDir } from '../support/leftovers.js';
 import { connectTestRedis, scanAll } from '../support/test-redis.js';
 

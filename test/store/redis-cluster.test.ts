@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { spawnRedis, spawnRedisCluster, type RedisClusterProcess } from '../../src/store/redis-process.js';
 import { CLUSTER_RUN_QUEUE_SHARDS, runQueueNames, runQueueOf } from '../../src/queue/run-queue.js';
-import { bullPrefixFor, connectRedis, parseRedisTarget } from '../../src/store/redis.js';
+import { parseRedisTarget } from '../../src/config/redis-target.js';
+import { bullPrefixFor, connectRedis } from '../../src/store/redis.js';
 import { createStores } from '../../src/store/stores.js';
 import { buildDist, startApiReplicas, type ApiReplicas } from '../support/cluster.js';
 import { tracked, trackedDir } from '../support/leftovers.js';
@@ -80,8 +81,8 @@ describe('REDIS_URL naming the wrong kind of Redis', () => {
     tracked(single.child);
     const lines: { level: number; msg: string }[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
-    const asCluster = connectRedis(`redis+cluster://127.0.0.1:${single.port}`, 'test', log, { clusterStateIntervalMs: 100 });
-    const asSingle = connectRedis(`redis://127.0.0.1:${cluster.nodes[0]?.port}`, 'test', log);
+    const asCluster = connectRedis(parseRedisTarget(`redis+cluster://127.0.0.1:${single.port}`), 'test', log, { clusterStateIntervalMs: 100 });
+    const asSingle = connectRedis(parseRedisTarget(`redis://127.0.0.1:${cluster.nodes[0]?.port}`), 'test', log);
     try {
       await waitFor(async () => /is a single Redis \(cluster support disabled\)/.test(asCluster.notReadyReason() ?? ''), 'the cluster client to name the problem');
       await waitFor(async () => /is a node of a Redis Cluster/.test(asSingle.notReadyReason() ?? ''), 'the single client to name the problem');
@@ -98,7 +99,7 @@ describe('REDIS_URL naming the wrong kind of Redis', () => {
 
 describe('run queues on a Cluster', () => {
   it('are one queue on a single Redis, and shards by thread on a Cluster, each its own slot', async () => {
-    const redis = connectRedis(cluster.url, 'test', pino({ level: 'silent' }));
+    const redis = connectRedis(parseRedisTarget(cluster.url), 'test', pino({ level: 'silent' }));
     try {
       expect(runQueueNames({ host: '127.0.0.1', port: 6379 }, 'runs')).toEqual(['runs']);
       const names = runQueueNames(redis.bullmqOptions, 'runs');
@@ -119,7 +120,7 @@ describe('run queues on a Cluster', () => {
 describe('the stores on a Cluster', () => {
   it('creates threads and runs, lists, searches and deletes them across slots', async () => {
     const log = pino({ level: 'silent' });
-    const redis = connectRedis(`redis+cluster://127.0.0.1:${cluster.nodes[0]?.port}`, 'test', log);
+    const redis = connectRedis(parseRedisTarget(`redis+cluster://127.0.0.1:${cluster.nodes[0]?.port}`), 'test', log);
     try {
       const stores = createStores(redis.command);
       const ids = Array.from({ length: 24 }, (_, i) => `cluster-thread-${i}-${Date.now()}`);
@@ -195,7 +196,7 @@ describe('API processes on a Cluster', () => {
   it('logs a cluster outage once per interval, not once per reconnect', async () => {
     const lines: { level: number; msg: string }[] = [];
     const log = pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line) as { level: number; msg: string }) });
-    const redis = connectRedis(`redis+cluster://127.0.0.1:${cluster.nodes[0]?.port}`, 'test', log);
+    const redis = connectRedis(parseRedisTarget(`redis+cluster://127.0.0.1:${cluster.nodes[0]?.port}`), 'test', log);
     try {
       await waitFor(async () => redis.ready(), 'the cluster client to be ready');
       await cluster.stop();

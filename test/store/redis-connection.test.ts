@@ -6,6 +6,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, spawnRedis, type RedisProcess } from '../../src/store/redis-process.js';
+import { parseRedisTarget } from '../../src/config/redis-target.js';
 import { connectionErrorLog, connectRedis, type RedisConnections } from '../../src/store/redis.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -55,7 +56,7 @@ describe('a Redis outage', () => {
     let server: RedisProcess = await spawnRedis({ dataDir, port, overrides });
     cleanups.push(() => server.stop());
     const { lines, log } = capture();
-    const redis: RedisConnections = connectRedis(server.url, 'test', log);
+    const redis: RedisConnections = connectRedis(parseRedisTarget(server.url), 'test', log);
     cleanups.push(() => redis.close());
     expect(await redis.command.ping()).toBe('PONG');
 

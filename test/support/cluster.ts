@@ -111,8 +111,8 @@ async function spawnApis(count: number, env: NodeEnv): Promise<ClusterProcess[]>
   }
 }
 
-/** The environment every process of one deployment shares. */
-function deploymentEnv(redisUrl: string, home: string, configFile: string, extra: NodeEnv = {}): NodeEnv {
+/** The environment every process of one deployment shares; no REDIS_URL without a `redisUrl`. */
+function deploymentEnv(redisUrl: string | undefined, home: string, configFile: string, extra: NodeEnv = {}): NodeEnv {
   return {
     ...process.env,
     REDIS_URL: redisUrl,
@@ -132,20 +132,27 @@ export interface ApiReplicas {
   /** http://127.0.0.1:<port> of each API process. */
   urls: string[];
   apis: ClusterProcess[];
+  /** Worker processes on the same queue, when asked for. */
+  workers: ClusterProcess[];
   stop(): Promise<void>;
 }
 
 /**
  * `count` API processes from dist/ on one Redis and one WARREN_HOME that the caller owns (and
- * removes): replicas as nginx would see them, without nginx or workers.
+ * removes): replicas as nginx would see them, without nginx, and `workers` worker processes
+ * (none unless asked for). Without `redisUrl` they get no REDIS_URL, and find Redis in the
+ * config file's `redis:` block.
  */
-export async function startApiReplicas(options: { apis: number; redisUrl: string; home: string; configFile: string }): Promise<ApiReplicas> {
-  const apis = await spawnApis(options.apis, deploymentEnv(options.redisUrl, options.home, options.configFile));
+export async function startApiReplicas(options: { apis: number; workers?: number; redisUrl?: string; home: string; configFile: string }): Promise<ApiReplicas> {
+  const env = deploymentEnv(options.redisUrl, options.home, options.configFile);
+  const apis = await spawnApis(options.apis, env);
+  const workers = Array.from({ length: options.workers ?? 0 }, (_, i) => spawnNode(`worker-${i}`, 'workers/main.js', { ...env, WARREN_INSTANCE_ID: `worker-${i}` }));
   return {
     urls: apis.map((a) => `http://127.0.0.1:${a.port}`),
     apis,
+    workers,
     stop: async () => {
-      await Promise.all(apis.map((a) => exitOf(a.child, 'SIGTERM')));
+      await Promise.all([...apis, ...workers].map((p) => exitOf(p.child, 'SIGTERM')));
     },
   };
 }

@@ -2,7 +2,8 @@
 // Cluster when WARREN_TEST_REDIS=cluster. Helpers that work on either.
 import { Cluster, Redis } from 'ioredis';
 import type { ConnectionOptions } from 'bullmq';
-import { bullmqOptionsFromUrl, bullPrefixFor, parseRedisTarget, type RedisClient } from '../../src/store/redis.js';
+import { parseRedisTarget } from '../../src/config/redis-target.js';
+import { bullmqOptionsFromUrl, bullPrefixFor, type RedisClient } from '../../src/store/redis.js';
 
 /** True when this test run is on a Redis Cluster (WARREN_TEST_REDIS=cluster). */
 export const onTestCluster = (): boolean => process.env.WARREN_TEST_REDIS === 'cluster';
