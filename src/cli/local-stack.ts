@@ -1,6 +1,6 @@
-// `npm start`: the whole local stack in one command. Uses the Redis at REDIS_URL (or config.yaml's
-// `redis:`, resolved as the API and the worker resolve it), or spawns redis-server from the project's redis.conf (data under WARREN_HOME/redis) when none answers;
-// then one API and one worker process. SIGTERM or Ctrl-C stops all of them, leaving no child:
+// `npm start`: the whole local stack in one command. Uses the Redis at REDIS_URL (or
+// config.yaml's `redis:`, resolved as the API and the worker resolve it), or spawns redis-server
+// from the project's redis.conf (data under WARREN_HOME/redis) when none answers; then one API and one worker process. SIGTERM or Ctrl-C stops all of them, leaving no child:
 // the API and the worker first (the worker hands its runs back), Redis last.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';

@@ -20,10 +20,10 @@ export interface LoadedConfig {
 
 const ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 
-/** Keys whose `$NAME` stays unresolved until used, so a missing key fails a run, not the boot. */
 /** Keys whose value a fault never echoes: a password, or a URL that may carry one. */
 const HIDDEN_KEYS = /^redis(\.url|\.password)?$/;
 
+/** Keys whose `$NAME` stays unresolved until used, so a missing key fails a run, not the boot. */
 const LAZY_KEYS = [/^models\[\d+\]\.api_key$/, /^web\.search_api_key$/, /^store\.index\.api_key$/, /^channels\.telegram\.bot_token$/, /^channels\.slack\.(bot_token|app_token|signing_secret)$/, /^channels\.feishu\.(app_secret|verification_token|encrypt_key)$/];
 
 export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
