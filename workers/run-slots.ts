@@ -31,7 +31,6 @@ export class RunSlots {
     readonly limit: number,
     private readonly workers: readonly SlotWorker[],
   ) {
-    if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`run slots: limit must be a whole number ≥ 1, not ${limit}`);
     for (const worker of workers) this.held.set(worker.name, 0);
     this.steer();
   }
@@ -46,20 +45,14 @@ export class RunSlots {
    * from a fetch under way when the last slot went, and must go back to its queue untouched.
    */
   take(queueName: string): RunSlot | null {
-    const held = this.held.get(queueName);
-    if (held === undefined) throw new Error(`run slots: no Worker for queue ${queueName}`);
     if (this.taken >= this.limit) return null;
-    this.taken += 1;
-    this.held.set(queueName, held + 1);
-    this.steer();
+    this.count(queueName, 1);
     let released = false;
     return {
       release: () => {
         if (released) return;
         released = true;
-        this.taken -= 1;
-        this.held.set(queueName, (this.held.get(queueName) ?? 1) - 1);
-        this.steer();
+        this.count(queueName, -1);
       },
     };
   }
@@ -69,13 +62,20 @@ export class RunSlots {
     this.closed = true;
   }
 
+  private count(queueName: string, change: 1 | -1): void {
+    this.taken += change;
+    this.held.set(queueName, (this.held.get(queueName) ?? 0) + change);
+    this.steer();
+  }
+
   private steer(): void {
     if (this.closed) return;
     const free = this.limit - this.taken;
     for (const worker of this.workers) worker.concurrency = Math.max(1, (this.held.get(worker.name) ?? 0) + free);
     if (free === 0 && !this.full) {
       this.full = true;
-      for (const worker of this.workers) worker.pause(true).catch((err: unknown) => worker.emit('error', err as Error));
+      // pause(true) leaves running jobs be; anything it throws goes where the Worker's errors go.
+      for (const worker of this.workers) worker.pause(true).catch((err: unknown) => worker.emit('error', err instanceof Error ? err : new Error(String(err))));
     } else if (free > 0 && this.full) {
       this.full = false;
       for (const worker of this.workers) this.wake(worker);
