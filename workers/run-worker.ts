@@ -13,6 +13,10 @@ import { keys } from '../src/store/keys.js';
 import { bullPrefixFor, connectionErrorLog } from '../src/store/redis.js';
 import { contextFrom, inSpan } from '../src/tracing/tracing.js';
 import { executeRun, runDueAt, type ExecutorDeps, type StopReason } from './run-executor/executor.js';
+import { RunSlots, type RunSlot } from './run-slots.js';
+
+/** On one Redis the single Worker's own concurrency is the limit: there is nothing to share. */
+const UNGATED: RunSlot = { release: () => undefined };
 
 export interface RunWorkerOptions {
   queueName: string;
@@ -50,6 +54,37 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     return run !== undefined;
   };
 
+  // One BullMQ Worker per run queue: one on a single Redis, whose concurrency is the process's
+  // limit; the shards on a Cluster, each allowed the whole limit, with slots shared by all of
+  // them holding the process to it (run-slots.ts).
+  const names = runQueueNames(options.connection, options.queueName);
+  // Set once the Workers exist: they call the processor only later, from their fetch loops.
+  let slots: RunSlots | null = null;
+
+  /** Runs the job's run, tracked in `running` so a cancel or a lost lock can stop it. */
+  const execute = async (jobId: string, data: RunJob) => {
+    const switchOff = new AbortController();
+    // The run's span continues the trace of the request that enqueued it (its job carries it).
+    const attributes = { 'messaging.system': 'bullmq', 'warren.run_id': data.run_id, 'warren.thread_id': data.thread_id };
+    const execution = inSpan(
+      `run ${options.queueName}`,
+      SpanKind.CONSUMER,
+      attributes,
+      async (span) => {
+        const outcome = await executeRun(data, switchOff.signal, executor);
+        span.setAttribute('warren.run.outcome', outcome);
+        return outcome;
+      },
+      contextFrom(data.trace_context),
+    );
+    running.set(jobId, { stop: switchOff, done: execution });
+    try {
+      return await execution;
+    } finally {
+      running.delete(jobId);
+    }
+  };
+
   const processor = async (job: Job<RunJob>, token?: string) => {
     // A job that does not match fails at once (its run is settled by nobody: it names none).
     const data = checkMessage(RunJobSchema, job.data, 'InvalidRunJob', 'run job');
@@ -71,26 +106,19 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
       await job.moveToDelayed(dueAt, token);
       throw new DelayedError();
     }
-    const switchOff = new AbortController();
-    // The run's span continues the trace of the request that enqueued it (its job carries it).
-    const attributes = { 'messaging.system': 'bullmq', 'warren.run_id': data.run_id, 'warren.thread_id': data.thread_id };
-    const execution = inSpan(
-      `run ${options.queueName}`,
-      SpanKind.CONSUMER,
-      attributes,
-      async (span) => {
-        const outcome = await executeRun(data, switchOff.signal, executor);
-        span.setAttribute('warren.run.outcome', outcome);
-        return outcome;
-      },
-      contextFrom(data.trace_context),
-    );
-    running.set(jobId, { stop: switchOff, done: execution });
-    let outcome: Awaited<typeof execution>;
+    // Taken only now, so a delayed job never holds one; given back however the run ends.
+    const slot = slots ? slots.take(job.queueName) : UNGATED;
+    if (!slot) {
+      // Every slot is taken (a fetch under way when the last one went brought this job): back
+      // to its queue untouched, no attempt spent, for another process or this one later.
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    let outcome: Awaited<ReturnType<typeof execute>>;
     try {
-      outcome = await execution;
+      outcome = await execute(jobId, data);
     } finally {
-      running.delete(jobId);
+      slot.release();
     }
     if (outcome === 'handed-back') await job.moveToWait(token);
     // WaitingError tells BullMQ the job is no longer this worker's to complete or fail: handed
@@ -99,19 +127,12 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     return outcome;
   };
 
-  // One BullMQ Worker per run queue (one on a single Redis; the shards on a Cluster, each its
-  // own slot). The process's concurrency is shared out among them, the remainder to the first
-  // ones, at least one run each (BullMQ's minimum): on a Cluster the total is exactly
-  // WARREN_WORKER_CONCURRENCY when that is at least the shard count, and a shard's share caps
-  // this process's runs of it, even while its other shares are idle.
-  const names = runQueueNames(options.connection, options.queueName);
-  const share = (k: number) => Math.max(1, Math.floor(options.concurrency / names.length) + (k < options.concurrency % names.length ? 1 : 0));
   const errors = connectionErrorLog(log, { worker: 'runs' });
-  const workers = names.map((name, k) => {
+  const workers = names.map((name) => {
     const worker = new Worker<RunJob>(name, processor, {
       connection: options.connection,
       prefix: bullPrefixFor(options.connection, name),
-      concurrency: share(k),
+      concurrency: options.concurrency,
       // Measured here: BullMQ's defaults take a dead worker's job over after ~60 s; 10 s / 5 s
       // (our config's defaults) gives ~10 s.
       lockDuration: options.lockDurationMs ?? 10_000,
@@ -132,6 +153,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     });
     return worker;
   });
+  if (workers.length > 1) slots = new RunSlots(options.concurrency, workers);
 
   await subscribeControl(options.subscriber, {
     onCancel: (message) => {
@@ -144,6 +166,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     workers,
     close: (force = false) =>
       (closing ??= (async () => {
+        slots?.close();
         for (const id of running.keys()) stop(id, 'shutdown');
         await Promise.all(workers.map((worker) => worker.close(force)));
         options.subscriber.disconnect();

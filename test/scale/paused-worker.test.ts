@@ -31,8 +31,8 @@ beforeAll(async () => {
   cluster = await startCluster({
     apis: 2,
     workers: 2,
-    // Each worker takes half of the runs (on a Redis Cluster, where runs are sharded over
-    // several queues and a worker's concurrency is shared out among them, roughly so).
+    // Each worker can take half of the runs (on a Redis Cluster too, where runs are sharded
+    // over several queues and each shard may use all of a worker's concurrency).
     workerConcurrency: RUNS / 2,
     config: { graphs: testGraphs('chat'), runtime: { lock_seconds: 2, stalled_check_seconds: 1 } },
     // 'run started' / 'run finished' lines tell which worker holds which run.

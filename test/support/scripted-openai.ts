@@ -17,6 +17,8 @@ export interface ScriptedReply {
   delayMs?: number;
   /** Answer with this HTTP status and an OpenAI-style error instead. */
   status?: number;
+  /** Answer only once this settles: the test holds the caller in its model call until then. */
+  hold?: Promise<unknown>;
 }
 
 export interface ChatRequest {
@@ -65,6 +67,7 @@ export async function startScriptedOpenAI(script: Script = [], options: { defaul
     const request = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ChatRequest;
     requests.push(request);
     const reply = nextReply(request);
+    if (reply.hold) await reply.hold;
     const delay = reply.delayMs ?? options.defaultDelayMs ?? 0;
     if (reply.status) {
       res.writeHead(reply.status, { 'content-type': 'application/json' });
