@@ -5,9 +5,9 @@
 // write waits for Redis to come back (a run survives a Redis restart).
 //
 // The target (config/redis-target.ts: REDIS_URL or config.yaml's `redis:` block) is either one
-// Redis or a Redis Cluster named by any reachable nodes of it; the client learns the rest. On a Cluster every connection is an ioredis Cluster
-// client (it follows MOVED/ASK and slot changes), and BullMQ is handed one (it cannot make a
-// Cluster from options).
+// Redis or a Redis Cluster named by any reachable nodes of it; the client learns the rest. On a
+// Cluster every connection is an ioredis Cluster client (it follows MOVED/ASK and slot changes),
+// and BullMQ is handed one (it cannot make a Cluster from options).
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
 import type { ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';

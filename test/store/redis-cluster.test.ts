@@ -2,7 +2,8 @@
 // WARREN_TEST_REDIS says): REDIS_URL's cluster scheme and its mistakes (also naming the wrong
 // kind of Redis); run queue shards; the stores across slots; API processes pointed at
 // one node serve requests; /ready fails while the cluster's state is not ok and while it is
-// down, and the process logs the outage once per interval, not per reconnect.
+// down, and the process logs the outage once per interval, not per reconnect; the stream hub
+// hears of entries through sharded channels, also after a restart.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,8 +14,10 @@ import { spawnRedis, spawnRedisCluster, type RedisClusterProcess } from '../../s
 import { CLUSTER_RUN_QUEUE_SHARDS, runQueueNames, runQueueOf } from '../../src/queue/run-queue.js';
 import { parseRedisTarget } from '../../src/config/redis-target.js';
 import { bullPrefixFor, connectRedis } from '../../src/store/redis.js';
+import { createRunStreamHub, hubListener } from '../../src/store/run-stream-hub.js';
 import { createStores } from '../../src/store/stores.js';
 import { buildDist, startApiReplicas, type ApiReplicas } from '../support/cluster.js';
+import { streamWriter } from '../support/stream-writer.js';
 import { tracked, trackedDir } from '../support/leftovers.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -211,6 +214,39 @@ describe('API processes on a Cluster', () => {
       expect(errors()).toBe(1);
       await waitFor(async () => lines.some((l) => l.msg === 'redis connection recovered'), 'the recovery to be logged');
     } finally {
+      await redis.close();
+    }
+  });
+});
+
+describe('the stream hub on a Cluster', () => {
+  it('hears of entries through sharded channels, and again after the cluster restarts', async () => {
+    const log = pino({ level: 'silent' });
+    const redis = connectRedis(parseRedisTarget(`redis+cluster://127.0.0.1:${cluster.nodes[0]?.port}`), 'test', log);
+    // A one-minute quiet interval: an entry that arrives within the wait came by its hint.
+    const hub = createRunStreamHub({ streams: createStores(redis.command).streams, listener: hubListener(redis), isSettled: async () => false, blockMs: 60_000 });
+    try {
+      await waitFor(async () => redis.ready(), 'the cluster client to be ready');
+      const threadId = `hub-thread-${Date.now()}`;
+      const writer = streamWriter(redis.command, threadId, 'run-1');
+      const seen: string[] = [];
+      hub.subscribe(threadId, 'run-1', '0', { onEntries: (entries) => void seen.push(...entries.map((e) => e.data)), onDone: () => {} });
+      await waitFor(async () => hub.followed() === 1, 'the run followed');
+      await writer.append('values', '"before"');
+      await waitFor(async () => seen.includes('"before"'), 'the entry, by its hint');
+
+      await cluster.stop();
+      await cluster.start();
+      for (const node of cluster.nodes) tracked(node.child);
+      await waitFor(async () => redis.ready(), 'the client to be back');
+      // The subscriber connections come back subscribed: a new entry is heard of at once again.
+      await waitFor(async () => {
+        await writer.append('values', '"after"');
+        return seen.includes('"after"');
+      }, 'an entry after the restart, by its hint', 30_000);
+      expect(seen[0]).toBe('"before"');
+    } finally {
+      await hub.close();
       await redis.close();
     }
   });
