@@ -2,7 +2,7 @@
 // update that runs after the debounce as its own job, the model's revision lands in the store,
 // and the next conversation's system prompt carries it. Quick turns make one update; an answer
 // that is not a revision changes nothing.
-import { Queue } from 'bullmq';
+import { Queue, type JobType } from 'bullmq';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { memoryQueueName } from '../../src/queue/memory-queue.js';
@@ -34,16 +34,19 @@ beforeEach(async () => {
 const memory = async () => (await (await fetch(`${agent.stack.url}/api/memory`)).json()) as { user: Record<string, { summary: string }>; facts: { content: string; source: string; confidence: number }[] };
 const memoryRequests = () => agent.llm.requests.filter(isMemoryUpdateRequest);
 const newThread = async () => (await agent.stack.client.threads.create()).thread_id;
+/** The memory queue's count of each state asked for. BullMQ types the answer as an open record,
+ * though it holds every state asked for; one call keeps the counts one snapshot. */
+const jobCounts = async <T extends JobType>(...types: T[]) => (await memoryJobs.getJobCounts(...types)) as Record<T, number>;
 /** Waits until `n` memory updates have finished and none is queued. */
 const updatesFinished = (n: number) =>
   waitFor(async () => {
-    const counts = await memoryJobs.getJobCounts('completed', 'failed', 'delayed', 'waiting', 'active');
+    const counts = await jobCounts('completed', 'failed', 'delayed', 'waiting', 'active');
     return counts.completed + counts.failed === n && counts.delayed + counts.waiting + counts.active === 0;
   }, `${n} memory updates`);
 
 describe('memory', () => {
   it('learns a fact in one conversation and tells the next one', async () => {
-    const before = (await memoryJobs.getJobCounts('completed')).completed;
+    const before = (await jobCounts('completed')).completed;
     agent.script.memory.push({
       content: JSON.stringify({
         user: { workContext: { summary: 'Maintains a Redis-backed agent service.', shouldUpdate: true }, topOfMind: { summary: 'ignored', shouldUpdate: false } },
@@ -82,7 +85,7 @@ describe('memory', () => {
   });
 
   it('makes one update of several quick turns', async () => {
-    const before = (await memoryJobs.getJobCounts('completed')).completed;
+    const before = (await jobCounts('completed')).completed;
     agent.script.memory.push({ content: JSON.stringify({ newFacts: [{ content: 'Speaks French, German and Dutch', category: 'knowledge', confidence: 0.9 }] }) });
     const threads = await Promise.all([newThread(), newThread(), newThread()]);
     await Promise.all(threads.map((id, i) => agent.run(id, `Quick turn number ${i}`)));
@@ -97,7 +100,7 @@ describe('memory', () => {
   });
 
   it('ignores an answer that is not a revision, leaving the memory as it was', async () => {
-    const before = (await memoryJobs.getJobCounts('completed')).completed;
+    const before = (await jobCounts('completed')).completed;
     const kept = await fetch(`${agent.stack.url}/api/memory/facts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

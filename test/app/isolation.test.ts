@@ -168,7 +168,7 @@ describe('threads and runs', () => {
   it('searches, counts and bulk-cancels only within their own threads; the admin sees both', async () => {
     const bobs = await sdk.bob.threads.search({ metadata: { label } });
     expect(bobs.map((t) => t.thread_id)).toEqual([theirs]);
-    expect(await sdk.bob.threads.search({ ids: [mine, theirs] } as never)).toEqual([expect.objectContaining({ thread_id: theirs })]);
+    expect(await sdk.bob.threads.search({ ids: [mine, theirs] })).toEqual([expect.objectContaining({ thread_id: theirs })]);
     expect(await call('bob', 'POST', lg('/threads/count'), { metadata: { label } })).toMatchObject({ json: 1 });
     expect((await sdk.alice.threads.search({ metadata: { label } })).map((t) => t.thread_id)).toEqual([mine]);
     const all = await sdk.admin.threads.search({ metadata: { label } });
@@ -212,15 +212,15 @@ describe('assistants, crons and custom agents', () => {
     ] as const) {
       expect({ path, status: await status('bob', method, path, body) }).toEqual({ path, status: 404 });
     }
-    expect(await sdk.bob.assistants.search({ name } as never)).toEqual([]);
+    expect(await sdk.bob.assistants.search({ name })).toEqual([]);
     expect(await call('bob', 'POST', lg('/assistants/count'), { name })).toMatchObject({ json: 0 });
     const run = await call('bob', 'POST', lg('/runs/wait'), { assistant_id: assistant.assistant_id, input: { messages: [] } });
     expect(run.status).toBe(404);
     // A create with its id does not hand it over, whatever if_exists says.
     expect(await status('bob', 'POST', lg('/assistants'), { graph_id: graphId, assistant_id: assistant.assistant_id, if_exists: 'do_nothing' })).toBe(409);
     // System assistants are everyone's.
-    expect((await sdk.bob.assistants.search({ graphId } as never)).map((x) => x.assistant_id)).toContain('echo');
-    expect((await sdk.alice.assistants.search({ name } as never)).map((x) => x.assistant_id)).toEqual([assistant.assistant_id]);
+    expect((await sdk.bob.assistants.search({ graphId })).map((x) => x.assistant_id)).toContain('echo');
+    expect((await sdk.alice.assistants.search({ name })).map((x) => x.assistant_id)).toEqual([assistant.assistant_id]);
     expect((await sdk.admin.assistants.get(assistant.assistant_id)).name).toBe(name);
   });
 

@@ -27,6 +27,8 @@ const api = (method: string, path: string, body?: unknown) =>
 const onReplica = (method: 'GET' | 'PUT' | 'DELETE', url: string, payload?: Record<string, unknown>) =>
   replica.api.app.inject({ method, url: `/api${url}`, ...(payload ? { payload } : {}) });
 const uniqueName = () => `Agent-${randomUUID().slice(0, 8)}`;
+/** The `detail` of an error answer. */
+const detailOf = async (res: Response) => ((await res.json()) as { detail: string }).detail;
 
 describe('custom agents', () => {
   it('are created (name lower-cased), read, listed, checked, updated and deleted, on either replica', async () => {
@@ -70,12 +72,12 @@ describe('custom agents', () => {
     expect((await api('GET', '/agents/check?name=a%20b')).status).toBe(422);
     const model = await api('POST', '/agents', { name: uniqueName(), model: 'gpt-9' });
     expect(model.status).toBe(422);
-    expect((await model.json()).detail).toMatch(/model: 'gpt-9' is not a configured model/);
+    expect(await detailOf(model)).toMatch(/model: 'gpt-9' is not a configured model/);
     const groups = await api('POST', '/agents', { name: uniqueName(), tool_groups: ['web', 'teleport'] });
-    expect((await groups.json()).detail).toMatch(/tool_groups: unknown group 'teleport'/);
+    expect(await detailOf(groups)).toMatch(/tool_groups: unknown group 'teleport'/);
     const extra = await api('POST', '/agents', { name: uniqueName(), persona: 'x' });
     expect(extra.status).toBe(422);
-    expect((await extra.json()).detail).toMatch(/persona/);
+    expect(await detailOf(extra)).toMatch(/persona/);
   });
 
   it("gives a run with agent_name the agent's soul, model and tool groups; an unknown agent is a 422", async () => {

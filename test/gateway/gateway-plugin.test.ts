@@ -42,9 +42,9 @@ describe('gateway plugin', () => {
       ['/api/skills/{skill_name}/enable', 'post'],
       ['/api/skills/{skill_name}/disable', 'post'],
       ['/api/mcp/config', 'put'],
-    ];
+    ] as const;
     for (const [route, method] of writes) expect(paths[route][method].responses, `${method} ${route}`).toHaveProperty('507');
-    for (const [route, method] of [['/api/threads/{thread_id}/uploads/list', 'get'], ['/api/skills/{skill_name}', 'get']]) {
+    for (const [route, method] of [['/api/threads/{thread_id}/uploads/list', 'get'], ['/api/skills/{skill_name}', 'get']] as const) {
       expect(paths[route][method].responses, `${method} ${route}`).not.toHaveProperty('507');
     }
   });

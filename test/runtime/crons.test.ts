@@ -1,7 +1,7 @@
 // Crons through the LangGraph SDK: create (on a thread, stateless), search, count, PATCH,
 // DELETE, refusals, thread deletion taking its crons, the recursion_limit Warren gives the runs
 // it starts, stateless crons' threads deleted or kept, and a cron's first ticks taken out of order.
-import type { Run } from '@langchain/langgraph-sdk';
+import type { Cron, CronCreateResponse, Run } from '@langchain/langgraph-sdk';
 import { Queue } from 'bullmq';
 import { CronExpressionParser } from 'cron-parser';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -27,11 +27,15 @@ afterAll(async () => {
 const post = (path: string, body: unknown, method = 'POST') =>
   fetch(`${stack.apiUrl}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
+// Fields the wire carries and the SDK's types leave out: a run's kwargs, a created cron's on_run_completed.
+type WireRun = Run & { kwargs: Record<string, unknown> };
+type CreatedCron = CronCreateResponse & Pick<Cron, 'on_run_completed'>;
+
 /** The runs a cron has started on its thread, once there are at least `count`. */
 const cronRuns = (threadId: string, cronId: string, count: number) =>
   waitFor(async () => {
     // Warren lists a thread's runs as `{runs}` (the spec's shape).
-    const listed = (await stack.client.runs.list(threadId, { limit: 100 })) as unknown as { runs: Run[] };
+    const listed = (await stack.client.runs.list(threadId, { limit: 100 })) as unknown as { runs: WireRun[] };
     const runs = listed.runs.filter((r) => r.metadata?.cron_id === cronId);
     return runs.length >= count && runs;
   }, `${count} runs of cron ${cronId}`);
@@ -99,21 +103,21 @@ describe('cron runs', () => {
     const defaulted = await stack.client.crons.createForThread(threadId, 'echo', { schedule: EVERY_SECOND, input: userInput('tick') });
     const [run] = await cronRuns(threadId, defaulted.cron_id, 1);
     await stack.client.crons.delete(defaulted.cron_id);
-    expect((run as Run).kwargs).toMatchObject({ config: { recursion_limit: 100 } });
-    expect((run as Run).metadata).toMatchObject({ cron_id: defaulted.cron_id, cron_tick: expect.any(String) });
+    expect((run as WireRun).kwargs).toMatchObject({ config: { recursion_limit: 100 } });
+    expect((run as WireRun).metadata).toMatchObject({ cron_id: defaulted.cron_id, cron_tick: expect.any(String) });
 
     const own = await stack.client.crons.createForThread(threadId, 'echo', { schedule: EVERY_SECOND, input: userInput('tick'), config: { recursion_limit: 7 } });
     const [ownRun] = await cronRuns(threadId, own.cron_id, 1);
     await stack.client.crons.delete(own.cron_id);
-    expect((ownRun as Run).kwargs).toMatchObject({ config: { recursion_limit: 7 } });
-    const done = await stack.client.runs.join(threadId, (ownRun as Run).run_id);
+    expect((ownRun as WireRun).kwargs).toMatchObject({ config: { recursion_limit: 7 } });
+    const done = await stack.client.runs.join(threadId, (ownRun as WireRun).run_id);
     expect(JSON.stringify(done)).toContain('echo: tick');
   });
 
   it('stateless: each tick runs on a new thread, deleted after its run by default, kept with on_run_completed keep', async () => {
     for (const onRunCompleted of ['delete', 'keep'] as const) {
       const marker = `stateless-${onRunCompleted}`;
-      const cron = await stack.client.crons.create('echo', { schedule: EVERY_SECOND, input: userInput(marker), onRunCompleted });
+      const cron = (await stack.client.crons.create('echo', { schedule: EVERY_SECOND, input: userInput(marker), onRunCompleted })) as CreatedCron;
       expect(cron.on_run_completed).toBe(onRunCompleted);
       // Ticks fall on whole seconds, and name their run and thread: look for the first that ran.
       const firstTick = Math.ceil(Date.parse(cron.created_at) / 1000) * 1000;

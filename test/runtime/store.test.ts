@@ -2,7 +2,7 @@
 // workers: what one replica writes the other reads, a graph's `config.store` is the same data
 // as /store/items, items expire and reads refresh them, a worker sweeps expired items away, and
 // `query` ranks by similarity through a real OpenAI embeddings client talking to a local server.
-import { Client } from '@langchain/langgraph-sdk';
+import { Client, type Item } from '@langchain/langgraph-sdk';
 import type { RedisClient } from '../../src/store/redis.js';
 import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -63,16 +63,19 @@ async function status(base: string, method: string, path: string, body?: unknown
   return { status: res.status, detail: json.detail ?? '' };
 }
 
+/** An item as the wire has it: the SDK adds camelCase copies of the times and types only those. */
+type WireItem = Item & { created_at: string; updated_at: string };
+
 describe('store items over HTTP', () => {
   it('puts on one replica and gets on the other; a rewrite keeps created_at; delete removes', async () => {
     const ns = ['users', unique()];
     await a.store.putItem(ns, 'profile', { name: 'Ada', langs: ['en'] });
-    const first = await b.store.getItem(ns, 'profile');
+    const first = (await b.store.getItem(ns, 'profile')) as WireItem | null;
     expect(first).toMatchObject({ namespace: ns, key: 'profile', value: { name: 'Ada', langs: ['en'] } });
     expect(Date.parse(first?.created_at as string)).not.toBeNaN();
 
     await b.store.putItem(ns, 'profile', { name: 'Ada Lovelace' });
-    const second = await a.store.getItem(ns, 'profile');
+    const second = (await a.store.getItem(ns, 'profile')) as WireItem | null;
     expect(second?.value).toEqual({ name: 'Ada Lovelace' });
     expect(second?.created_at).toBe(first?.created_at);
     expect(Date.parse(second?.updated_at as string)).toBeGreaterThanOrEqual(Date.parse(first?.updated_at as string));

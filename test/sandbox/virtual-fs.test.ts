@@ -9,6 +9,12 @@ let t: TestHome;
 let vfs: VirtualFs;
 const A = 'thread-a';
 const B = 'thread-b';
+/** The error a resolution rejects with; if it resolves, an Error saying so, which no assertion here accepts. */
+const rejection = (attempt: Promise<unknown>): Promise<Error> =>
+  attempt.then(
+    () => new Error('expected a rejection'),
+    (err: unknown) => err as Error,
+  );
 
 beforeAll(async () => {
   t = await createTestHome('vfs');
@@ -78,7 +84,7 @@ describe('resolveExisting', () => {
   });
 
   it('names the virtual path, never the real one, in errors', async () => {
-    const err = await vfs.resolveExisting(A, '/mnt/user-data/workspace/missing.txt').catch((e: unknown) => e as Error);
+    const err = await rejection(vfs.resolveExisting(A, '/mnt/user-data/workspace/missing.txt'));
     expect(err).toBeInstanceOf(NotFoundError);
     expect(err.message).toBe('/mnt/user-data/workspace/missing.txt does not exist.');
     expect(err.message).not.toContain(t.root);
@@ -144,7 +150,7 @@ describe('a thread whose area was replaced', () => {
     const C = 'thread-c';
     await mkdir(t.files.userDataDir(C), { recursive: true });
     await writeFile(path.join(t.files.userDataDir(C), 'workspace'), 'not a folder');
-    const err = await vfs.resolveExisting(C, '/mnt/user-data/workspace/a.txt').catch((e: unknown) => e as Error);
+    const err = await rejection(vfs.resolveExisting(C, '/mnt/user-data/workspace/a.txt'));
     expect(err.message).toMatch(/^\/mnt\/user-data\/workspace/);
     expect(err.message).not.toContain(t.root);
   });

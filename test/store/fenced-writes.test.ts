@@ -24,7 +24,8 @@ afterAll(() => redis?.disconnect());
 async function claimedRun(claims: number): Promise<RunFence[]> {
   const threadId = randomUUID();
   const runId = randomUUID();
-  await stores.threads.create({ threadId, metadata: {}, ifExists: 'raise' });
+  // An owner of its own, so no user's thread list on the shared test Redis sees these threads.
+  await stores.threads.create({ threadId, metadata: {}, ifExists: 'raise', owner: 'fenced-writes-test' });
   const now = nowIso();
   await stores.runs.create(
     { run_id: runId, thread_id: threadId, assistant_id: 'agent', status: 'pending', created_at: now, updated_at: now, metadata: {}, kwargs: {}, multitask_strategy: 'enqueue', attempt: 0, cancel: null, temporary: false },

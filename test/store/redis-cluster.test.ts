@@ -127,7 +127,7 @@ describe('the stores on a Cluster', () => {
     try {
       const stores = createStores(redis.command);
       const ids = Array.from({ length: 24 }, (_, i) => `cluster-thread-${i}-${Date.now()}`);
-      for (const threadId of ids) await stores.threads.create({ threadId, metadata: { n: ids.indexOf(threadId) }, ifExists: 'raise' });
+      for (const threadId of ids) await stores.threads.create({ threadId, metadata: { n: ids.indexOf(threadId) }, ifExists: 'raise', owner: 'cluster-test' });
       const found = await stores.threads.search({ ids, limit: 100, offset: 0, sort_by: 'thread_id', sort_order: 'asc' });
       expect(found.total).toBe(ids.length);
       const now = new Date().toISOString();

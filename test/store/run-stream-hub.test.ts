@@ -37,7 +37,8 @@ const track = (connection: RedisClient) => {
 async function subscriberConnections(name: string): Promise<number> {
   let count = 0;
   for (const node of (redis as Cluster).nodes('master')) {
-    const list = String(await node.client('LIST', 'TYPE', 'pubsub'));
+    // CLIENT LIST TYPE is missing from ioredis's typed `client` overloads; `call` sends the same command.
+    const list = String(await node.call('CLIENT', 'LIST', 'TYPE', 'pubsub'));
     count += list.split('\n').filter((line) => line.includes(name)).length;
   }
   return count;

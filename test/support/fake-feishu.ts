@@ -127,7 +127,7 @@ function decodeFields(buf: Buffer): { no: number; value: number | Buffer }[] {
 function decodeFrame(buf: Buffer): { method: number; headers: Record<string, string>; payload: Buffer } {
   const headers: Record<string, string> = {};
   let method = 0;
-  let payload = Buffer.alloc(0);
+  let payload: Buffer = Buffer.alloc(0);
   for (const f of decodeFields(buf)) {
     if (f.no === 4) method = f.value as number;
     if (f.no === 8) payload = f.value as Buffer;

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { closeFake, listenLocal } from './fake-server.js';
-// ws ships no types of its own; the server side is all a test needs of it.
+// ws ships no types of its own: ./ws.d.ts declares the server side, all a test needs of it.
 import { WebSocketServer } from 'ws';
 
 export const BOT_USER = 'UBOT0001';
@@ -72,8 +72,6 @@ export interface FakeSlack {
   close(): Promise<void>;
 }
 
-/** What the server uses of a `ws` socket. */
-type FakeSlackSocket = import('node:events').EventEmitter & { send(data: string): void; ping(): void; terminate(): void; readyState: number };
 
 async function bodyOf(req: IncomingMessage): Promise<{ fields: Record<string, unknown>; form: FormData | null; raw: Buffer }> {
   const chunks: Buffer[] = [];
@@ -97,7 +95,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const acked = new Set<string>();
   /** Envelopes delivered and not yet acknowledged, in order. */
   const unacked = new Map<string, string>();
-  const sockets = new Set<FakeSlackSocket>();
+  const sockets = new Set<WebSocketServer.Socket>();
   let maxOpen = 0;
   let opened = 0;
   let clock = Math.floor(Date.now() / 1000);
@@ -105,8 +103,8 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const nextTs = () => `${clock}.${String(++counter).padStart(6, '0')}`;
   let base = '';
 
-  const ok = (res: ServerResponse, result: Record<string, unknown> = {}) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...result }));
-  const fail = (res: ServerResponse, error: string) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error }));
+  const ok = (res: ServerResponse, result: Record<string, unknown> = {}): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, ...result }));
+  const fail = (res: ServerResponse, error: string): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: false, error }));
   const bearer = (req: IncomingMessage) => /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? null;
 
   function send(frame: string): void {
@@ -193,9 +191,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
     if (!(req.url ?? '').startsWith('/socket')) return socket.destroy();
-    wss.handleUpgrade(req, socket, head, (ws: FakeSlackSocket) => wss.emit('connection', ws, req));
+    wss.handleUpgrade(req, socket, head, (ws: WebSocketServer.Socket) => wss.emit('connection', ws, req));
   });
-  wss.on('connection', (ws: FakeSlackSocket) => {
+  wss.on('connection', (ws: WebSocketServer.Socket) => {
     sockets.add(ws);
     opened++;
     maxOpen = Math.max(maxOpen, [...sockets].filter((s) => s.readyState === 1).length);

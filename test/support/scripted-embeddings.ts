@@ -22,7 +22,10 @@ function bucket(word: string, dims: number): number {
 
 export function embedText(text: string, dims: number): number[] {
   const vector = new Array<number>(dims).fill(0);
-  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) vector[bucket(word, dims)] += 1;
+  for (const word of text.toLowerCase().match(/[a-z0-9]+/g) ?? []) {
+    const at = bucket(word, dims);
+    vector[at] = (vector[at] ?? 0) + 1;
+  }
   return vector;
 }
 

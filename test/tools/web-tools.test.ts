@@ -73,6 +73,8 @@ function web(overrides: Partial<WebConfig> = {}): WebConfig {
     fetch_enabled: true,
     fetch_timeout_seconds: 1,
     fetch_max_bytes: 4096,
+    // The schema's default; these tests pass allowPrivateNetwork to createWebTools themselves.
+    fetch_allow_private_networks: false,
     search_enabled: true,
     search_provider: 'tavily',
     search_max_results: 5,
