@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { closeFake, listenLocal } from './fake-server.js';
 // ws ships no types of its own: ./ws.d.ts declares the server side, all a test needs of it.
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 export const BOT_USER = 'UBOT0001';
 
@@ -95,7 +95,7 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const acked = new Set<string>();
   /** Envelopes delivered and not yet acknowledged, in order. */
   const unacked = new Map<string, string>();
-  const sockets = new Set<WebSocketServer.Socket>();
+  const sockets = new Set<WebSocket>();
   let maxOpen = 0;
   let opened = 0;
   let clock = Math.floor(Date.now() / 1000);
@@ -191,9 +191,9 @@ export async function startFakeSlack(): Promise<FakeSlack> {
   const wss = new WebSocketServer({ noServer: true });
   server.on('upgrade', (req, socket, head) => {
     if (!(req.url ?? '').startsWith('/socket')) return socket.destroy();
-    wss.handleUpgrade(req, socket, head, (ws: WebSocketServer.Socket) => wss.emit('connection', ws, req));
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => wss.emit('connection', ws, req));
   });
-  wss.on('connection', (ws: WebSocketServer.Socket) => {
+  wss.on('connection', (ws: WebSocket) => {
     sockets.add(ws);
     opened++;
     maxOpen = Math.max(maxOpen, [...sockets].filter((s) => s.readyState === 1).length);
