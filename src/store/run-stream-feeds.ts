@@ -11,6 +11,9 @@
 //   only a hint: entries always come from the stream, from the cursor, so a hint lost while a
 //   node's connection was down costs a delay (the next hint, or the quiet-interval read), never
 //   an entry. Hints for a stream that arrive while its read is in flight make one more read.
+//   After a node's connection was lost, ioredis does not always subscribe again (seen after a
+//   whole cluster restart under load), so the feed makes a new subscriber client once the old
+//   one is ready again, subscribes afresh and reads every followed stream.
 import { randomUUID } from 'node:crypto';
 import type { RedisClient } from './redis.js';
 import { compareIds, type RunStreams, type StreamEntry } from './run-stream.js';
@@ -146,6 +149,10 @@ export function notifiedFeed({ streams, connect, target, blockMs, onError }: Fee
   /** Streams with a read in flight: true when another hint came meanwhile (read again). */
   const reading = new Map<FollowedStream, { again: boolean }>();
   let subscriber: RedisClient | null = null;
+  /** Counts subscriber clients: replies for an earlier one are ignored. */
+  let generation = 0;
+  /** The subscriber lost a node's connection: its subscriptions may be gone. */
+  let suspect = false;
   let timer: NodeJS.Timeout | null = null;
   let closed = false;
 
@@ -155,11 +162,27 @@ export function notifiedFeed({ streams, connect, target, blockMs, onError }: Fee
   const listener = (): RedisClient => {
     if (subscriber) return subscriber;
     const made = connect('stream-hub');
+    const mine = generation;
     made.on('smessage', (channel: string, id: string) => {
       const stream = byChannel.get(channel);
       if (stream && stream.cursor !== null && compareIds(id, stream.cursor) > 0) read(stream);
     });
+    const lost = () => {
+      if (mine === generation) suspect = true;
+    };
+    for (const event of ['-node', 'error', 'node error']) made.on(event, lost);
     return (subscriber = made);
+  };
+
+  /** A new subscriber client, subscribed to every followed channel (each read once it is). */
+  const renew = () => {
+    generation += 1;
+    suspect = false;
+    subscriber?.disconnect();
+    subscriber = null;
+    subscribed.clear();
+    changing.clear();
+    for (const channel of byChannel.keys()) reconcile(channel);
   };
 
   /** Reads a stream on from its cursor, once more for every hint that came while reading. */
@@ -199,9 +222,11 @@ export function notifiedFeed({ streams, connect, target, blockMs, onError }: Fee
     if (wanted === subscribed.has(channel)) return;
     changing.add(channel);
     const connection = listener();
+    const mine = generation;
     const change = wanted ? connection.ssubscribe(channel) : connection.sunsubscribe(channel);
     void change.then(
       () => {
+        if (mine !== generation) return;
         if (wanted) subscribed.add(channel);
         else subscribed.delete(channel);
         changing.delete(channel);
@@ -211,6 +236,7 @@ export function notifiedFeed({ streams, connect, target, blockMs, onError }: Fee
         reconcile(channel);
       },
       (err: unknown) => {
+        if (mine !== generation) return;
         changing.delete(channel);
         if (!closed) onError(err);
       },
@@ -219,6 +245,7 @@ export function notifiedFeed({ streams, connect, target, blockMs, onError }: Fee
 
   const tick = () => {
     const now = Date.now();
+    if (suspect && subscriber?.status === 'ready') renew();
     for (const [channel, stream] of byChannel) {
       reconcile(channel);
       // No news for a while: read anyway, in case a hint was lost with a node's connection.
@@ -234,7 +261,8 @@ export function notifiedFeed({ streams, connect, target, blockMs, onError }: Fee
       byChannel.set(channel, stream);
       reconcile(channel);
       if (!timer) {
-        timer = setInterval(tick, blockMs);
+        // At least every second: a lost subscription is renewed soon after the cluster is back.
+        timer = setInterval(tick, Math.min(blockMs, 1_000));
         timer.unref();
       }
     },
