@@ -68,10 +68,17 @@ export interface TaskDispatcher {
   close(force?: boolean): Promise<void>;
 }
 
+/** How far back a task dispatcher's event reader starts, for clocks that disagree. */
+const EVENTS_CLOCK_MARGIN_MS = 10_000;
+
 export function createTaskDispatcher(connection: ConnectionOptions, runQueueName: string, control: RedisClient, log: Logger): TaskDispatcher {
   const name = taskQueueName(runQueueName);
   const queue = new Queue<TaskJob, string, typeof TASK_JOB_NAME>(name, { connection, prefix: bullPrefixFor(connection, name) });
-  const events = new QueueEvents(name, { connection, prefix: bullPrefixFor(connection, name) });
+  // Events from now on, not from whenever its first XREAD runs (BullMQ's `$`): a task that ends
+  // before that read starts (a Cluster client takes a while to connect) would otherwise never be
+  // heard of, and its caller would wait out its timeout. The margin covers this host's clock
+  // running ahead of Redis's; replaying a few seconds of events costs nothing.
+  const events = new QueueEvents(name, { connection, prefix: bullPrefixFor(connection, name), lastEventId: `${Date.now() - EVENTS_CLOCK_MARGIN_MS}-0` });
   queue.on('error', connectionErrorLog(log, { queue: name }).error);
   events.on('error', connectionErrorLog(log, { queue: name, role: 'events' }).error);
   const progressListeners = new Map<string, (message: string) => void>();
