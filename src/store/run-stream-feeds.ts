@@ -214,7 +214,7 @@ export function notifiedFeed({ streams, connect, target, blockMs, onError }: Fee
   /**
    * Brings a channel's subscription in line with whether a stream is followed on it: one
    * (un)subscribe at a time per channel, checked again when it completes. A subscription that
-   * failed (a node away) is tried again at the next quiet interval.
+   * failed (a node away) is tried again at the next tick (at least once a second).
    */
   const reconcile = (channel: string) => {
     if (closed || changing.has(channel)) return;
