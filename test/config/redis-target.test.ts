@@ -133,29 +133,31 @@ describe('API and worker processes with only the redis: block', () => {
     const redis = target.kind === 'single' ? { url: target.url } : { cluster: { nodes: target.nodes.map((n) => `${n.host}:${n.port}`) } };
     const configFile = path.join(home, 'config.yaml');
     writeFileSync(configFile, stringify({ graphs: testGraphs('echo'), redis }));
-    replicas = await startApiReplicas({ apis: 1, workers: 1, home, configFile });
+    replicas = await startApiReplicas({ apis: 2, workers: 2, home, configFile });
   }, 120_000);
   afterAll(async () => {
     await replicas?.stop();
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
-  it('are ready, make a thread and run it', async () => {
-    const [api] = (replicas as ApiReplicas).urls;
-    await waitFor(async () => (await fetch(`${api}/ready`)).status === 200, 'the API to be ready');
-    const post = async (route: string, body: unknown) => {
+  it('are ready, make a thread on one replica and run it on the other', async () => {
+    const urls = (replicas as ApiReplicas).urls;
+    for (const api of urls) await waitFor(async () => (await fetch(`${api}/ready`)).status === 200, `${api} to be ready`);
+    const post = async (api: string, route: string, body: unknown) => {
       const res = await fetch(`${api}/api/langgraph${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
-    const thread = await post('/threads', {});
-    expect(thread.status).toBe(200);
-    const run = await post(`/threads/${String(thread.body.thread_id)}/runs/wait`, { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } });
-    expect(run.status).toBe(200);
-    expect(JSON.stringify(run.body.messages)).toContain('echo: hi');
-    // On the block's Redis, not on some other one the processes might have fallen back to.
     const redis = connectTestRedis(inject('redisUrl'));
     try {
-      expect(await redis.exists(keys.thread(String(thread.body.thread_id)))).toBe(1);
+      for (const [made, ran] of [urls, [...urls].reverse()] as [string, string][]) {
+        const thread = await post(made, '/threads', {});
+        expect(thread.status).toBe(200);
+        const run = await post(ran, `/threads/${String(thread.body.thread_id)}/runs/wait`, { assistant_id: 'echo', input: { messages: [{ role: 'user', content: 'hi' }] } });
+        expect(run.status).toBe(200);
+        expect(JSON.stringify(run.body.messages)).toContain('echo: hi');
+        // On the block's Redis, not on some other one the processes might have fallen back to.
+        expect(await redis.exists(keys.thread(String(thread.body.thread_id)))).toBe(1);
+      }
     } finally {
       redis.disconnect();
     }
