@@ -7,7 +7,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { ModelConfig } from '../src/config/app-config.schemas.js';
 import type { TaskDispatcher } from '../src/queue/task-queue.js';
 import type { MemoryDocument } from '../src/memory/memory-document.js';
-import type { CustomAgentStore } from '../src/store/custom-agents.js';
+import type { CustomAgentStore } from '../src/agents/custom-agent-store.js';
 import type { RunOptions } from './lead-agent/run-options.js';
 import type { SubagentKind } from './lead-agent/subagents.js';
 

@@ -4,7 +4,7 @@
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { MemoryDocument } from '../../src/memory/memory-document.js';
-import type { MemoryTurn } from '../../src/store/memory-turns.js';
+import type { MemoryTurn } from '../../src/memory/memory-turns.js';
 import { textOf } from './title.js';
 
 /** The first words of the update's system prompt (tests route the scripted model by them). */

@@ -3,9 +3,9 @@
 import path from 'node:path';
 import { readExtensionsConfig } from '../../src/config/extensions.js';
 import { scanSkills } from '../../src/skills/catalog.js';
-import type { ThreadFiles } from '../../src/store/thread-files.js';
-import { virtualPath } from '../../src/store/thread-files.js';
-import { readConversionIndex } from '../../src/store/upload-index.js';
+import type { ThreadFiles } from '../../src/workspace/thread-files.js';
+import { virtualPath } from '../../src/workspace/thread-files.js';
+import { readConversionIndex } from '../../src/uploads/upload-index.js';
 import type { PromptSkill, PromptUpload } from './prompts.js';
 
 export async function listUploadsForPrompt(files: ThreadFiles, threadId: string): Promise<PromptUpload[]> {

@@ -3,7 +3,7 @@
 // rollback), run cancel routes and thread deletion.
 import type { CancelMessage } from '../queue/control.js';
 import type { CancelRunResult } from '../store/runs.js';
-import type { Stores } from '../store/stores.js';
+import type { Stores } from '../stores.js';
 
 /** Tells the workers to stop a run; built in each composition root over the shared Redis client. */
 export interface CancelSignals {

@@ -9,7 +9,7 @@ import { readEnvConfig } from '../config/env.js';
 import { loadAppConfig } from '../config/load-config.js';
 import { describeRedisTarget, resolveRedisTarget } from '../config/redis-target.js';
 import { ConfigError } from '../errors.js';
-import { assertPortFree, redisAnswers, spawnRedis, type RedisProcess } from '../store/redis-process.js';
+import { assertPortFree, redisAnswers, spawnRedis, type RedisProcess } from './redis-process.js';
 import { onParentExit } from './parent-watch.js';
 import { STOP_DEADLINE_MS } from './process-lifecycle.js';
 

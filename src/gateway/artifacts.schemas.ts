@@ -1,6 +1,6 @@
 // /api/threads/{thread_id}/artifacts/{path}: a file of the thread, as raw bytes.
 import { Type, type Static } from 'typebox';
-import { THREAD_ID_PATTERN } from '../store/thread-files.js';
+import { THREAD_ID_PATTERN } from '../workspace/thread-files.js';
 
 export const ArtifactParamsSchema = Type.Object({
   thread_id: Type.String({ pattern: THREAD_ID_PATTERN }),

@@ -5,7 +5,7 @@ import { constants, type ReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { BadRequestError } from '../errors.js';
-import type { ThreadFiles } from '../store/thread-files.js';
+import type { ThreadFiles } from '../workspace/thread-files.js';
 import { contentTypeFor, isActiveContent } from './content-types.js';
 
 export type ByteRange = { start: number; end: number };

@@ -1,6 +1,6 @@
 // Schemas shared by the gateway route groups.
 import { Type, type Static } from 'typebox';
-import { THREAD_ID_PATTERN } from '../store/thread-files.js';
+import { THREAD_ID_PATTERN } from '../workspace/thread-files.js';
 
 export const ThreadParamsSchema = Type.Object({ thread_id: Type.String({ pattern: THREAD_ID_PATTERN }) });
 export type ThreadParams = Static<typeof ThreadParamsSchema>;

@@ -8,7 +8,7 @@ import type { ExtensionsStore } from '../config/extensions.js';
 import type { StdioPolicy } from '../config/mcp-stdio-policy.js';
 import type { ConversionPool } from '../convert/pool.js';
 import type { SandboxLimits } from '../convert/sandbox.js';
-import type { ThreadFiles } from '../store/thread-files.js';
+import type { ThreadFiles } from '../workspace/thread-files.js';
 
 export interface UploadLimits {
   /** Files in one request. */

@@ -2,32 +2,32 @@
 // cleanup, artifacts, custom agents, follow-up suggestions, memory and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
-import { agentRoutes } from './agents.routes.js';
-import type { AgentsService } from './agents.service.js';
+import { agentRoutes } from '../agents/agents.routes.js';
+import type { AgentsService } from '../agents/agents.service.js';
 import { artifactRoutes } from './artifacts.routes.js';
-import { channelRoutes } from './channels.routes.js';
-import type { ChannelsService } from './channels.service.js';
-import { slackEventsRoutes } from './slack-events.routes.js';
-import type { SlackEventsService } from './slack-events.service.js';
-import { feishuEventRoutes } from './feishu-events.routes.js';
-import type { FeishuEventsService } from './feishu-events.service.js';
+import { channelRoutes } from '../channels/channels.routes.js';
+import type { ChannelsService } from '../channels/channels.service.js';
+import { slackEventsRoutes } from '../channels/slack-events.routes.js';
+import type { SlackEventsService } from '../channels/slack-events.service.js';
+import { feishuEventRoutes } from '../channels/feishu-events.routes.js';
+import type { FeishuEventsService } from '../channels/feishu-events.service.js';
 import type { ArtifactsService } from './artifacts.service.js';
 import type { UploadLimits } from './gateway-deps.js';
 import type { McpService } from './mcp.service.js';
-import { memoryRoutes } from './memory.routes.js';
-import type { MemoryService } from './memory.service.js';
+import { memoryRoutes } from '../memory/memory.routes.js';
+import type { MemoryService } from '../memory/memory.service.js';
 import type { ModelsService } from './models.service.js';
-import type { SkillsService } from './skills.service.js';
-import type { SuggestionsService } from './suggestions.service.js';
-import { suggestionRoutes } from './suggestions.routes.js';
+import type { SkillsService } from '../skills/skills.service.js';
+import type { SuggestionsService } from '../suggestions/suggestions.service.js';
+import { suggestionRoutes } from '../suggestions/suggestions.routes.js';
 import type { ThreadCleanupService } from './threads.service.js';
-import type { UploadsService } from './uploads.service.js';
+import type { UploadsService } from '../uploads/uploads.service.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { modelRoutes } from './models.routes.js';
-import { skillRoutes } from './skills.routes.js';
+import { skillRoutes } from '../skills/skills.routes.js';
 import { threadCleanupRoutes } from './threads.routes.js';
 import type { TokenUsageService } from './token-usage.service.js';
-import { uploadRoutes } from './uploads.routes.js';
+import { uploadRoutes } from '../uploads/uploads.routes.js';
 
 /** The gateway's services, built once by the composition root (api-server.ts). */
 export interface GatewayServices {

@@ -1,5 +1,5 @@
 // Thread cleanup: removes WARREN_HOME/threads/{id} once the runtime thread is gone. Idempotent.
-import type { ThreadFiles } from '../store/thread-files.js';
+import type { ThreadFiles } from '../workspace/thread-files.js';
 import type { Success } from './common.schemas.js';
 
 export function createThreadCleanupService(files: ThreadFiles, releaseThreadId: (threadId: string) => Promise<void>) {

@@ -2,7 +2,7 @@
 // answers after it, read from the thread's values as the wire shows them. Tool calls, tool
 // results and empty messages are left out (DeerFlow keeps only the user's inputs and the final
 // answers), and long texts are cut, so one turn stays a few kilobytes in Redis.
-import type { MemoryTurn } from '../store/memory-turns.js';
+import type { MemoryTurn } from './memory-turns.js';
 
 const MAX_MESSAGE_CHARS = 8000;
 

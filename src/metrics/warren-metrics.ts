@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import type { RedisClient } from '../store/redis.js';
 import { Gauge, Histogram, Counter, type Registry } from 'prom-client';
 import { keys } from '../store/keys.js';
-import type { RunStreamHub } from '../store/run-stream-hub.js';
+import type { RunStreamHub } from '../streams/run-stream-hub.js';
 import { createRegistry, renderRegistry, scrapedCounter, scrapedGauge } from './registry.js';
 
 /** Seconds: from a millisecond to a minute (HTTP requests, runs waiting in the queue). */

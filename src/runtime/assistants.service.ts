@@ -9,7 +9,7 @@ import { resolveRunAssistant, type RunAssistant, type RunConfig } from '../admis
 import { matchesFilter } from '../store/json.js';
 import { nowIso, type Assistant, type AssistantVersion } from '../store/records.js';
 import type { StoredAssistant } from '../store/assistants.js';
-import type { Stores } from '../store/stores.js';
+import type { Stores } from '../stores.js';
 import type {
   AssistantCount,
   AssistantCreate,

@@ -3,7 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import { frameEvent, openSse } from '../http/sse.js';
 import type { StreamEntry } from '../store/run-stream.js';
-import { CLIENT_QUEUE_BYTES, type RunFollow } from './run-follow.js';
+import { CLIENT_QUEUE_BYTES, type RunFollow } from '../streams/run-follow.js';
 
 export interface RelayDeps {
   follow: RunFollow;

@@ -3,7 +3,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { errorResponses, noContentResponses, RunParamsSchema, ThreadParamsSchema } from './common.schemas.js';
-import type { RunFollow } from './run-follow.js';
+import type { RunFollow } from '../streams/run-follow.js';
 import { relayResult, relaySse, type RelayDeps } from './run-relay.js';
 import {
   CancelManyQuerySchema,

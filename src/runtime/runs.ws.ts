@@ -11,7 +11,7 @@ import { isWarrenError } from '../errors.js';
 import { isStreamCursor, type StreamEntry } from '../store/run-stream.js';
 import { ThreadParamsSchema, IdSchema, type ThreadParams } from './common.schemas.js';
 import { RunCreateSchema } from './runs.schemas.js';
-import { CLIENT_QUEUE_BYTES, type ClientFollow, type RunFollow } from './run-follow.js';
+import { CLIENT_QUEUE_BYTES, type ClientFollow, type RunFollow } from '../streams/run-follow.js';
 import type { RunsService } from './runs.service.js';
 
 const JoinMessage = Compile(

@@ -2,8 +2,8 @@
 // the stores or a Redis client. runtime.plugin.ts gives each route plugin only its part.
 import type { GraphRegistry } from '../../graphs/registry.js';
 import type { AssistantsService } from './assistants.service.js';
-import type { CronsService } from './crons.service.js';
-import type { RunFollow } from './run-follow.js';
+import type { CronsService } from '../crons/crons.service.js';
+import type { RunFollow } from '../streams/run-follow.js';
 import type { RunsService } from './runs.service.js';
 import type { StateService } from './state.service.js';
 import type { StoreService } from './store.service.js';

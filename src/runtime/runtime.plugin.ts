@@ -1,7 +1,7 @@
 // The agent-runtime route group, mounted at /api/langgraph. Each route plugin gets only what it uses.
 import type { FastifyInstance } from 'fastify';
 import { assistantRoutes } from './assistants.routes.js';
-import { cronRoutes } from './crons.routes.js';
+import { cronRoutes } from '../crons/crons.routes.js';
 import { runRoutes } from './runs.routes.js';
 import { runWebSocketRoutes } from './runs.ws.js';
 import type { RuntimeDeps } from './runtime-deps.js';

@@ -7,7 +7,7 @@ import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import { toWire } from '../../graphs/serialize.js';
 import { checkpointRef, publicConfig } from '../../graphs/wire-config.js';
 import type { Thread } from '../store/records.js';
-import type { Stores } from '../store/stores.js';
+import type { Stores } from '../stores.js';
 import type { HistoryBody, StateUpdate, Superstep, ThreadState } from './threads.schemas.js';
 
 type CheckpointRef = { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown> | null };

@@ -5,7 +5,7 @@ import { checkCreate, type AccessPolicy } from '../auth/access.js';
 import { ownerFilter, type Identity } from '../auth/identity.js';
 import type { Thread } from '../store/records.js';
 import type { ThreadSearch as ThreadSearchQuery } from '../store/threads.js';
-import type { Stores } from '../store/stores.js';
+import type { Stores } from '../stores.js';
 import { signalCancel, type CancelSignals } from '../admission/cancel-run.js';
 import type { StateService } from './state.service.js';
 import type { ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from './threads.schemas.js';

@@ -3,8 +3,8 @@
 // conversion, and a document's stale conversions go when it changes or is deleted.
 import { rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { fileNameProblem } from '../store/thread-files.js';
-import type { ConversionIndex } from '../store/upload-index.js';
+import { fileNameProblem } from '../workspace/thread-files.js';
+import type { ConversionIndex } from './upload-index.js';
 
 export function isConvertible(filename: string, extensions: readonly string[]): boolean {
   return extensions.includes(path.extname(filename).toLowerCase());

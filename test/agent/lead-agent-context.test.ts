@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/store/redis-process.js';
+import { freePort } from '../../src/cli/redis-process.js';
 import type { AgentScript } from '../support/agent-script.js';
 import { startAgentStack, type AgentStack } from '../support/agent-stack.js';
 import type { ScriptedOpenAI } from '../support/scripted-openai.js';

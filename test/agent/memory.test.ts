@@ -5,7 +5,7 @@
 import { Queue, type JobType } from 'bullmq';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { memoryQueueName } from '../../src/queue/memory-queue.js';
+import { memoryQueueName } from '../../src/memory/memory-queue.js';
 import { keys } from '../../src/store/keys.js';
 import { testBullmq } from '../support/test-redis.js';
 import { isMemoryUpdateRequest } from '../support/agent-script.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { freePort } from '../../src/store/redis-process.js';
+import { freePort } from '../../src/cli/redis-process.js';
 import { buildDist } from '../support/cluster.js';
 import { startScriptedOpenAI } from '../support/scripted-openai.js';
 import { trackedDir } from '../support/leftovers.js';

@@ -8,7 +8,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, spawnRedis, type RedisProcess } from '../../src/store/redis-process.js';
+import { freePort, spawnRedis, type RedisProcess } from '../../src/cli/redis-process.js';
 import { buildDist, ROOT, startApiReplicas, type ApiReplicas } from '../support/cluster.js';
 import { startGatewayApp } from '../gateway/gateway-app.js';
 import { tracked, trackedDir } from '../support/leftovers.js';

@@ -3,7 +3,7 @@
 // worker holding Slack's lease answers them. Two API replicas, one worker, the scripted model
 // and the local Slack server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackSignature } from '../../src/gateway/slack-events.service.js';
+import { slackSignature } from '../../src/channels/slack-events.service.js';
 import { agentScript } from '../support/agent-script.js';
 import { channelApi } from '../support/channel-api.js';
 import type { Cluster } from '../support/cluster.js';

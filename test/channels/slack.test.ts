@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { slackSignature } from '../../src/gateway/slack-events.service.js';
+import { slackSignature } from '../../src/channels/slack-events.service.js';
 import { agentScript } from '../support/agent-script.js';
 import { channelApi, longAnswer } from '../support/channel-api.js';
 import { ROOT, type Cluster } from '../support/cluster.js';

@@ -13,7 +13,7 @@ import {
   virtualPath,
   writeFileAtomic,
   type ThreadFiles,
-} from '../../src/store/thread-files.js';
+} from '../../src/workspace/thread-files.js';
 
 let home: string;
 let files: ThreadFiles;

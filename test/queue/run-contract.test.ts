@@ -10,7 +10,7 @@ import { nowIso, type StoredRun } from '../../src/store/records.js';
 import { keys } from '../../src/store/keys.js';
 import type { RedisClient } from '../../src/store/redis.js';
 import { connectTestRedis, testBullmq } from '../support/test-redis.js';
-import { createStores } from '../../src/store/stores.js';
+import { createStores } from '../../src/stores.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 

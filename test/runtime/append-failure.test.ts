@@ -10,7 +10,7 @@ import { createRunQueue } from '../../src/queue/run-queue.js';
 import type { RedisClient } from '../../src/store/redis.js';
 import { connectTestRedis, testBullmq } from '../support/test-redis.js';
 import type { RunStreams } from '../../src/store/run-stream.js';
-import { createStores } from '../../src/store/stores.js';
+import { createStores } from '../../src/stores.js';
 import { executeRun } from '../../workers/run-executor/executor.js';
 import { GRAPHS_MODULE, startStack, testGraphs, type Stack } from '../support/stack.js';
 

@@ -6,7 +6,7 @@
 import net from 'node:net';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_QUEUE_BYTES } from '../../src/runtime/run-follow.js';
+import { CLIENT_QUEUE_BYTES } from '../../src/streams/run-follow.js';
 import { collect, parseSse, userInput } from '../support/sse.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
 import { waitFor, waitForMetric } from '../support/wait-for.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { pino, type Logger } from 'pino';
 import type { SandboxConfig } from '../../src/config/app-config.schemas.js';
-import { createThreadFiles, type ThreadFiles } from '../../src/store/thread-files.js';
+import { createThreadFiles, type ThreadFiles } from '../../src/workspace/thread-files.js';
 
 export interface TestHome {
   root: string;

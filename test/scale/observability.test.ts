@@ -1,7 +1,7 @@
 // Metrics, traces and token usage on a real deployment: 2 API processes and 2 workers from dist/,
 // one Redis, the scripted model, and a local OTLP receiver for the traces.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../../src/store/redis-process.js';
+import { freePort } from '../../src/cli/redis-process.js';
 import { isSubagentRequest } from '../support/agent-script.js';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';

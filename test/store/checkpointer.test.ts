@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { RedisCheckpointSaver } from '../../src/store/checkpointer.js';
 import { keys, threadKeyPattern } from '../../src/store/keys.js';
-import { spawnRedisCluster } from '../../src/store/redis-process.js';
+import { spawnRedisCluster } from '../../src/cli/redis-process.js';
 import { parseRedisTarget } from '../../src/config/redis-target.js';
 import type { RedisClient } from '../../src/store/redis.js';
 import { tracked, trackedDir } from '../support/leftovers.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isFenceRefusal, isLineageRefusal } from '../../src/errors.js';
 import { keys } from '../../src/store/keys.js';
 import { nowIso, type RunFence } from '../../src/store/records.js';
-import { createStores, type Stores } from '../../src/store/stores.js';
+import { createStores, type Stores } from '../../src/stores.js';
 import { FencedCheckpointSaver } from '../../workers/run-executor/fenced-saver.js';
 
 let redis: RedisClient;

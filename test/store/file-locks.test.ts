@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ServiceUnavailableError } from '../../src/errors.js';
 import { createFileLocks } from '../../src/store/file-locks.js';
 import { keys } from '../../src/store/keys.js';
-import { writeFileAtomic } from '../../src/store/thread-files.js';
+import { writeFileAtomic } from '../../src/workspace/thread-files.js';
 
 let one: RedisClient;
 let two: RedisClient;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, spawnRedis, type RedisProcess } from '../../src/store/redis-process.js';
+import { freePort, spawnRedis, type RedisProcess } from '../../src/cli/redis-process.js';
 import { parseRedisTarget } from '../../src/config/redis-target.js';
 import { connectionErrorLog, connectRedis, type RedisConnections } from '../../src/store/redis.js';
 import { waitFor } from '../support/wait-for.js';

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
-import { freePort, redisAnswers, spawnRedis, spawnRedisCluster, type RedisClusterProcess, type RedisProcess } from '../../src/store/redis-process.js';
+import { freePort, redisAnswers, spawnRedis, spawnRedisCluster, type RedisClusterProcess, type RedisProcess } from '../../src/cli/redis-process.js';
 import { tracked, trackedDir } from './leftovers.js';
 import { waitFor } from './wait-for.js';
 

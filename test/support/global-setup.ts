@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { spawnRedis, spawnRedisCluster } from '../../src/store/redis-process.js';
+import { spawnRedis, spawnRedisCluster } from '../../src/cli/redis-process.js';
 import { sweepLeftovers } from './leftovers.js';
 
 declare module 'vitest' {

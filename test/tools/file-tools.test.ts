@@ -4,7 +4,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { READ_MAX_CHARS } from '../../workers/tools/file-tools.js';
 import { createSandboxTools } from '../../workers/tools/sandbox-tools.js';
-import { createThreadFiles } from '../../src/store/thread-files.js';
+import { createThreadFiles } from '../../src/workspace/thread-files.js';
 import { callTool, createTestHome, findTool, sandboxConfig, type TestHome } from '../sandbox/support.js';
 import { mountSmallDisk, type SmallDisk } from '../support/full-disk.js';
 

@@ -5,7 +5,7 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Logger } from 'pino';
 import type { Toolbox } from '../../graphs/graph-services.js';
 import type { AppConfig } from '../../src/config/app-config.schemas.js';
-import { createThreadFiles } from '../../src/store/thread-files.js';
+import { createThreadFiles } from '../../src/workspace/thread-files.js';
 import { createClarificationTool } from '../tools/clarification.js';
 import { createSandboxTools } from '../tools/sandbox-tools.js';
 import { writeTodosTool } from '../tools/todos.js';

@@ -5,7 +5,7 @@
 // fenced by its lease token, so an event that was received is never dropped, even when its
 // holder dies mid-way, and a holder that lost the lease stops at once.
 import type { Logger } from 'pino';
-import type { ChannelName, ChannelStore, InboxEntry } from '../../src/store/channels.js';
+import type { ChannelName, ChannelStore, InboxEntry } from '../../src/channels/channel-store.js';
 import type { RunAnswers } from './run-answers.js';
 
 /** How long one read of the inbox waits for an event. */

@@ -6,7 +6,7 @@
 // away too long) stops its connection at once: two connections to one bot must not overlap.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { ChannelName, ChannelStore } from '../../src/store/channels.js';
+import type { ChannelName, ChannelStore } from '../../src/channels/channel-store.js';
 
 /** Runs a platform's connection until `signal` aborts; `token` is the lease's fencing token. */
 export type Connect = (token: string, signal: AbortSignal) => Promise<void>;

@@ -3,9 +3,9 @@
 // (`messages` events: the model's chunks) and, when the run ends, its final text (the AI
 // messages after the user's last one, from the last `values`), the files it presented
 // (`values.artifacts` that were not there when it started) and how it ended.
-import type { RunStreamHub, HubSubscription } from '../../src/store/run-stream-hub.js';
+import type { RunStreamHub, HubSubscription } from '../../src/streams/run-stream-hub.js';
 import type { StreamEntry } from '../../src/store/run-stream.js';
-import type { OwedReply } from '../../src/store/channels.js';
+import type { OwedReply } from '../../src/channels/channel-store.js';
 import type { RunStatus } from '../../src/store/records.js';
 
 export interface FinalAnswer {

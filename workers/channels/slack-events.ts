@@ -6,7 +6,7 @@
 // messages, edits, deletions and joins are not conversations and are passed over.
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { fileNameProblem } from '../../src/store/thread-files.js';
+import { fileNameProblem } from '../../src/workspace/thread-files.js';
 import { commandOf, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
 import type { SlackApi } from './slack-api.js';
 

@@ -6,7 +6,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { SandboxConfig } from '../../src/config/app-config.schemas.js';
-import type { ThreadFiles } from '../../src/store/thread-files.js';
+import type { ThreadFiles } from '../../src/workspace/thread-files.js';
 import { bwrapArgs, findBwrap, probeBwrap, readSystemLayout, SANDBOX_DATA_FILES, SANDBOX_PATH, type SystemLayout } from './bwrap.js';
 import { runProcess, type ProcessResult } from './run-process.js';
 

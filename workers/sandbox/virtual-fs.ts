@@ -14,7 +14,7 @@ import {
   splitVirtualPath,
   type ThreadFiles,
   type UserDataArea,
-} from '../../src/store/thread-files.js';
+} from '../../src/workspace/thread-files.js';
 
 export const VIRTUAL_SKILLS = '/mnt/skills';
 export const SKILL_AREAS = ['public', 'custom'] as const;

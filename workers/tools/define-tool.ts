@@ -4,7 +4,7 @@
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools';
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import { BadRequestError } from '../../src/errors.js';
-import { isThreadId } from '../../src/store/thread-files.js';
+import { isThreadId } from '../../src/workspace/thread-files.js';
 
 export interface ToolSpec<S extends TObject> {
   name: string;

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Type } from 'typebox';
 import { BadRequestError, errnoCode, ForbiddenError, PayloadTooLargeError } from '../../src/errors.js';
-import { isTempName, writeFileAtomic } from '../../src/store/thread-files.js';
+import { isTempName, writeFileAtomic } from '../../src/workspace/thread-files.js';
 import { describeFsError, type ResolvedPath, type VirtualFs } from '../sandbox/virtual-fs.js';
 import { defineTool, nullable, StepDescription, threadIdOf } from './define-tool.js';
 import { looksBinary, readLineRange } from './text-lines.js';

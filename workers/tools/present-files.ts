@@ -8,7 +8,7 @@ import { Command } from '@langchain/langgraph';
 import { lstat } from 'node:fs/promises';
 import { Type } from 'typebox';
 import { BadRequestError } from '../../src/errors.js';
-import { VIRTUAL_USER_DATA } from '../../src/store/thread-files.js';
+import { VIRTUAL_USER_DATA } from '../../src/workspace/thread-files.js';
 import { describeFsError, type VirtualFs } from '../sandbox/virtual-fs.js';
 import { defineTool, threadIdOf, toolCallIdOf } from './define-tool.js';
 

@@ -4,7 +4,7 @@
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import type { Logger } from 'pino';
 import type { SandboxConfig } from '../../src/config/app-config.schemas.js';
-import type { ThreadFiles } from '../../src/store/thread-files.js';
+import type { ThreadFiles } from '../../src/workspace/thread-files.js';
 import { createBashRunner, type BashMode } from '../sandbox/bash-runner.js';
 import { createVirtualFs } from '../sandbox/virtual-fs.js';
 import { createBashTool } from './bash-tool.js';

@@ -5,7 +5,7 @@ import { open } from 'node:fs/promises';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Type } from 'typebox';
 import { BadRequestError, PayloadTooLargeError } from '../../src/errors.js';
-import type { ThreadFiles } from '../../src/store/thread-files.js';
+import type { ThreadFiles } from '../../src/workspace/thread-files.js';
 import { createVirtualFs, describeFsError } from '../sandbox/virtual-fs.js';
 import { defineTool, threadIdOf } from './define-tool.js';
 

@@ -1,0 +1,55 @@
+// The storage ops, composed: what `main.ts` of each process builds and hands down.
+import type { RedisClient } from './store/redis.js';
+import { createAssistantStore, type AssistantStore } from './store/assistants.js';
+import { createChannelStore, type ChannelStore } from './channels/channel-store.js';
+import { RedisCheckpointSaver } from './store/checkpointer.js';
+import { createCronStore, type CronStore } from './crons/cron-store.js';
+import { createCustomAgentStore, type CustomAgentStore } from './agents/custom-agent-store.js';
+import { createMemoryStore, type MemoryStore } from './memory/memory-store.js';
+import { createMemoryTurnStore, type MemoryTurnStore } from './memory/memory-turns.js';
+import { createRunStreams, type RunStreams } from './store/run-stream.js';
+import { createRunStore, type RunStore } from './store/runs.js';
+import { createRunUsageStore, type RunUsageStore } from './store/run-usage.js';
+import { loadScripts } from './store/scripts.js';
+import { createItemStore, type ItemStore, type StoreSettings } from './store/store-items.js';
+import { createThreadStore, type ThreadStore } from './store/threads.js';
+
+export interface Stores {
+  threads: ThreadStore;
+  runs: RunStore;
+  streams: RunStreams;
+  usage: RunUsageStore;
+  checkpointer: RedisCheckpointSaver;
+  customAgents: CustomAgentStore;
+  assistants: AssistantStore;
+  /** The long-term store (LangGraph's BaseStore, `/store/items`). */
+  items: ItemStore;
+  /** Each user's memory document, kept among `items`. */
+  memory: MemoryStore;
+  /** Turns waiting for each user's next memory update, and who is to run it. */
+  memoryTurns: MemoryTurnStore;
+  crons: CronStore;
+  channels: ChannelStore;
+}
+
+/** No semantic index and no expiry: what config.yaml's `store` defaults to. */
+export const PLAIN_STORE: StoreSettings = { defaultTtlMinutes: null, refreshOnRead: true, index: null };
+
+export function createStores(redis: RedisClient, store: StoreSettings = PLAIN_STORE): Stores {
+  const scripts = loadScripts(redis);
+  const items = createItemStore(redis, scripts, store);
+  return {
+    threads: createThreadStore(redis, scripts),
+    runs: createRunStore(redis, scripts),
+    streams: createRunStreams(redis, scripts),
+    usage: createRunUsageStore(redis, scripts),
+    checkpointer: new RedisCheckpointSaver(redis),
+    customAgents: createCustomAgentStore(redis, scripts),
+    assistants: createAssistantStore(redis, scripts),
+    items,
+    memory: createMemoryStore(items),
+    memoryTurns: createMemoryTurnStore(redis, scripts),
+    crons: createCronStore(redis, scripts),
+    channels: createChannelStore(redis, scripts),
+  };
+}

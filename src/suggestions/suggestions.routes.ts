@@ -1,0 +1,25 @@
+// /api/threads/{thread_id}/suggestions: follow-up questions for the UI.
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { errorResponses, ThreadParamsSchema } from '../gateway/common.schemas.js';
+import { SuggestionsBodySchema, SuggestionsSchema } from './suggestions.schemas.js';
+import type { SuggestionsService } from './suggestions.service.js';
+
+const tags = ['suggestions'];
+
+export async function suggestionRoutes(app: FastifyInstance, deps: { suggestions: SuggestionsService }): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.post(
+    '/threads/:thread_id/suggestions',
+    {
+      schema: {
+        tags,
+        description: 'Follow-up questions from the model; an empty list when none could be made in time.',
+        params: ThreadParamsSchema,
+        body: SuggestionsBodySchema,
+        response: { 200: SuggestionsSchema, ...errorResponses },
+      },
+    },
+    async (req) => deps.suggestions.suggest(req.params.thread_id, req.body),
+  );
+}
