@@ -4,10 +4,12 @@
 // it never loads a tool implementation or a provider client.
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { StructuredToolInterface } from '@langchain/core/tools';
-import type { ModelConfig } from '../src/config/app-config.schemas.js';
+import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
+import type { Logger } from 'pino';
+import type { AppConfig, ModelConfig } from '../src/config/app-config.schemas.js';
 import type { TaskDispatcher } from '../src/queue/task-queue.js';
-import type { MemoryDocument } from '../src/memory/memory-document.js';
-import type { CustomAgentStore } from '../src/agents/custom-agent-store.js';
+import type { MemoryDocument } from '../src/memory/memory.js';
+import type { CustomAgentStore } from '../src/agents/agents.js';
 import type { RunOptions } from './lead-agent/run-options.js';
 import type { SubagentKind } from './lead-agent/subagents.js';
 
@@ -48,4 +50,17 @@ export interface GraphServices {
   memory?: { read(threadId: string): Promise<MemoryDocument> };
   /** Runs sub-agent tasks as queued jobs on any worker; left out, they run in this process. */
   tasks?: TaskDispatcher;
+}
+
+/** What a graph factory gets as its second argument, from the process that hosts it. */
+export interface GraphContext {
+  checkpointer: BaseCheckpointSaver;
+  /** The long-term store nodes reach as `config.store` / `runtime.store`. */
+  store?: BaseStore;
+  /** Handed to graph factories as their second argument (the built-in agent reads models from it). */
+  appConfig: AppConfig;
+  /** Given by workers, which run graphs; the API only reads state and leaves them out. */
+  services?: GraphServices;
+  /** Backs the SDK's `getLogger()` that graphs log through. */
+  log?: Logger;
 }

@@ -2,20 +2,14 @@
 // Both processes load graphs: workers to run them, the API only to read and update state
 // through the checkpointer (getState, updateState, history), never to execute a node.
 // Built-in graphs are imported statically from graphs/, so the import lint sees every arrow.
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { BaseCheckpointSaver, BaseStore } from '@langchain/langgraph-checkpoint';
 import { batchStoreCallsWithoutPolling } from './store-batching.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Pregel } from '@langchain/langgraph/pregel';
-import type { Logger } from 'pino';
-import type { AppConfig } from '../src/config/app-config.schemas.js';
-import { PROJECT_ROOT } from '../src/config/paths.js';
 import { ConfigError, NotFoundError } from '../src/errors.js';
 import { registerSdkLogger } from './graph-logger.js';
-import type { GraphServices } from './graph-services.js';
-import { installTypeScriptLoader, isTypeScriptModule } from './ts-loader.js';
+import type { GraphContext } from './graph-services.js';
+import { installTypeScriptLoader } from '../src/config/ts-loader.js';
+import { resolveModuleSpec, type ResolvedModule } from '../src/config/module-loader.js';
 import { leadAgentGraph } from './lead-agent/lead-agent.js';
 
 // The graph type we host: any compiled LangGraph.js graph.
@@ -31,20 +25,6 @@ const BUILTINS: Record<string, GraphFactory> = {
   lead_agent: leadAgentGraph,
 };
 
-/** Graph modules may not live where only the worker's code is: the API imports them too. */
-const WORKER_ONLY_DIRS = [path.join(PROJECT_ROOT, 'workers'), path.join(PROJECT_ROOT, 'dist', 'workers')];
-
-export interface GraphContext {
-  checkpointer: BaseCheckpointSaver;
-  /** The long-term store nodes reach as `config.store` / `runtime.store`. */
-  store?: BaseStore;
-  /** Handed to graph factories as their second argument (the built-in agent reads models from it). */
-  appConfig: AppConfig;
-  /** Given by workers, which run graphs; the API only reads state and leaves them out. */
-  services?: GraphServices;
-  /** Backs the SDK's `getLogger()` that graphs log through. */
-  log?: Logger;
-}
 
 export interface GraphRegistry {
   ids(): string[];
@@ -81,26 +61,7 @@ async function toGraph(exported: unknown, config: RunnableConfig | undefined, sp
   throw new ConfigError(`${spec} does not export a LangGraph graph (a compiled graph, a StateGraph, a Promise of one, or a function returning one)`);
 }
 
-type ResolvedModule = { spec: string; url: string; exportName: string; typescript: boolean };
 type ResolvedGraph = { spec: string } & ({ builtin: GraphFactory } | ResolvedModule);
-
-/**
- * `<path>:<export>` to an importable file URL and an export name; `<path>` alone means its
- * default export, as in `langgraph.json`. `what` names the module in errors ("Graph", "Auth").
- */
-function resolveModuleSpec(spec: string, configDir: string, what: string): ResolvedModule {
-  const colon = spec.lastIndexOf(':');
-  const exportName = colon > 0 ? spec.slice(colon + 1) : 'default';
-  const target = colon > 0 ? spec.slice(0, colon) : spec;
-  if (exportName === '') throw new ConfigError(`${what} "${spec}" must be <module path>:<export> or <module path>`);
-  if (!/\.(?:[cm]?js|[cm]?ts)$/.test(target)) throw new ConfigError(`${what} module "${target}" must be .js, .mjs, .cjs, .ts, .mts or .cts`);
-  const full = path.isAbsolute(target) ? target : path.resolve(configDir, target);
-  if (WORKER_ONLY_DIRS.some((dir) => full.startsWith(dir + path.sep))) {
-    throw new ConfigError(`${what} module ${full} (for "${spec}") is worker code: the API loads it, so it lives outside workers/`);
-  }
-  if (!existsSync(full)) throw new ConfigError(`${what} module ${full} (for "${spec}") does not exist`);
-  return { spec, url: pathToFileURL(full).href, exportName, typescript: isTypeScriptModule(full) };
-}
 
 /** Resolves `builtin:x` to its factory, and `<path>:<export>` as resolveModuleSpec does. */
 export function resolveGraphSpec(spec: string, configDir: string): ResolvedGraph {
@@ -110,20 +71,6 @@ export function resolveGraphSpec(spec: string, configDir: string): ResolvedGraph
     return { spec, builtin };
   }
   return resolveModuleSpec(spec, configDir, 'Graph');
-}
-
-/**
- * One export of a module named as graphs are (`./path/to/file.ts:export`, relative to
- * `configDir`), loaded as graphs are: TypeScript through the same loader. The custom auth
- * module (src/auth/custom-module.ts) comes in this way.
- */
-export async function importModuleExport(spec: string, configDir: string, what: string): Promise<unknown> {
-  const entry = resolveModuleSpec(spec, configDir, what);
-  if (entry.typescript) installTypeScriptLoader();
-  const mod = (await import(entry.url)) as Record<string, unknown>;
-  const exported = mod[entry.exportName];
-  if (exported === undefined) throw new ConfigError(`${spec}: the module has no export "${entry.exportName}"`);
-  return exported;
 }
 
 export function createGraphRegistry(

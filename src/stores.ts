@@ -1,12 +1,12 @@
 // The storage ops, composed: what `main.ts` of each process builds and hands down.
 import type { RedisClient } from './store/redis.js';
 import { createAssistantStore, type AssistantStore } from './store/assistants.js';
-import { createChannelStore, type ChannelStore } from './channels/channel-store.js';
+import { createChannelStore, type ChannelStore } from './channels/channels.js';
 import { RedisCheckpointSaver } from './store/checkpointer.js';
-import { createCronStore, type CronStore } from './crons/cron-store.js';
-import { createCustomAgentStore, type CustomAgentStore } from './agents/custom-agent-store.js';
-import { createMemoryStore, type MemoryStore } from './memory/memory-store.js';
-import { createMemoryTurnStore, type MemoryTurnStore } from './memory/memory-turns.js';
+import { createCronStore, type CronStore } from './crons/crons.js';
+import { createCustomAgentStore, type CustomAgentStore } from './agents/agents.js';
+import { createMemoryStore, type MemoryStore } from './memory/memory.js';
+import { createMemoryTurnStore, type MemoryTurnStore } from './memory/memory.js';
 import { createRunStreams, type RunStreams } from './store/run-stream.js';
 import { createRunStore, type RunStore } from './store/runs.js';
 import { createRunUsageStore, type RunUsageStore } from './store/run-usage.js';

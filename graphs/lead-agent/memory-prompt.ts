@@ -2,7 +2,7 @@
 // the most confident facts, within `max_injection_tokens`. Tokens are estimated as characters / 4
 // (no tokenizer: the budget is a bound on prompt growth, not an exact count); a line that would
 // pass the budget is left out, and so are all after it.
-import { isEmptyMemory, type MemoryDocument } from '../../src/memory/memory-document.js';
+import { isEmptyMemory, type MemoryDocument } from '../../src/memory/memory.js';
 
 export const estimateTokens = (text: string): number => Math.ceil(text.length / 4);
 

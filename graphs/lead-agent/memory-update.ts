@@ -1,10 +1,10 @@
-// The model's side of a memory update (a worker's memory job, workers/memory-worker.ts): it reads
+// The model's side of a memory update (a worker's memory job, workers/memory/memory-worker.ts): it reads
 // the current memory and the turns since the last update, and answers a revision as JSON
 // (src/memory/memory-revision.ts). The system prompt is ours; the output format is DeerFlow's.
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { MemoryDocument } from '../../src/memory/memory-document.js';
-import type { MemoryTurn } from '../../src/memory/memory-turns.js';
+import type { MemoryDocument } from '../../src/memory/memory.js';
+import type { MemoryTurn } from '../../src/memory/memory.js';
 import { textOf } from './title.js';
 
 /** The first words of the update's system prompt (tests route the scripted model by them). */

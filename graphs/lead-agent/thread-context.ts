@@ -2,10 +2,10 @@
 // conversions) and the enabled skills.
 import path from 'node:path';
 import { readExtensionsConfig } from '../../src/config/extensions.js';
-import { scanSkills } from '../../src/skills/catalog.js';
+import { scanSkills } from '../../src/skills/skills.js';
 import type { ThreadFiles } from '../../src/workspace/thread-files.js';
 import { virtualPath } from '../../src/workspace/thread-files.js';
-import { readConversionIndex } from '../../src/uploads/upload-index.js';
+import { readConversionIndex } from '../../src/uploads/uploads.js';
 import type { PromptSkill, PromptUpload } from './prompts.js';
 
 export async function listUploadsForPrompt(files: ThreadFiles, threadId: string): Promise<PromptUpload[]> {

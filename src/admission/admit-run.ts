@@ -8,7 +8,7 @@ import type { GraphRegistry } from '../../graphs/registry.js';
 import { runStartsAt, type RunKwargs, type StreamMode } from '../queue/run-kwargs.js';
 import type { RunDispatcher } from '../queue/run-queue.js';
 import { nowIso, type StoredRun } from '../store/records.js';
-import type { CustomAgentStore } from '../agents/custom-agent-store.js';
+import type { CustomAgentStore } from '../agents/agents.js';
 import type { Stores } from '../stores.js';
 import { signalCancel, type CancelDeps } from './cancel-run.js';
 import { mergeAssistant, resolveRunAssistant } from './run-assistant.js';

@@ -6,8 +6,8 @@
 // or at once start each run once. Runs in a worker (the tick job's processor); everything it
 // reads is in Redis, so any worker may take any tick.
 import { actingFor } from '../auth/identity.js';
-import { ticksBetween } from '../crons/cron-schedule.js';
-import { cronOwner, type CronStore } from '../crons/cron-store.js';
+import { ticksBetween } from '../crons/crons.js';
+import { cronOwner, type CronStore } from '../crons/crons.js';
 import type { StoredCron } from '../store/records.js';
 import type { RunAdmission } from './admit-run.js';
 import type { RunCreate } from './run-create.schema.js';

@@ -3,7 +3,7 @@
 import { mayReach, type Identity } from '../auth/identity.js';
 import { ValidationError } from '../errors.js';
 import { assertPublicHost } from '../net/outbound-guard.js';
-import { isAgentName, type CustomAgentStore } from '../agents/custom-agent-store.js';
+import { isAgentName, type CustomAgentStore } from '../agents/agents.js';
 import type { RunCreate } from './run-create.schema.js';
 
 /** A webhook must reach a public host (unless config allows private ones): refused now, not at the end. */

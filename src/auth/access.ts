@@ -2,6 +2,7 @@
 // services call before they act on a resource. A handler may refuse (it throws a WarrenError) or
 // answer extra metadata filters that the service applies on top of the owner filter.
 import type { Identity } from './identity.js';
+import { matchesMetadataFilter, type MetadataFilter } from '../store/metadata-filter.js';
 
 /** The resources access handlers are asked about, in LangGraph's names. */
 export type AccessResource = 'threads' | 'assistants' | 'crons' | 'store';
@@ -27,7 +28,7 @@ export interface AccessRequest {
 }
 
 /** Metadata a record must match (`{key: value}`, equality), or null for no extra filter. */
-export type AccessFilter = Record<string, unknown> | null;
+export type AccessFilter = MetadataFilter;
 
 export interface AccessPolicy {
   check(request: AccessRequest): Promise<AccessFilter>;
@@ -36,30 +37,8 @@ export interface AccessPolicy {
 /** No handlers: owner checks alone decide. */
 export const OPEN_ACCESS: AccessPolicy = { check: async () => null };
 
-/**
- * Whether `metadata` satisfies `filter` as LangGraph reads a handler's filter: `{key: value}` and
- * `{key: {$eq: value}}` are equality; `{key: {$contains: v}}` needs a list holding `v` (or every
- * item of `v`, when `v` is a list).
- */
-export function matchesAccessFilter(metadata: Readonly<Record<string, unknown>> | undefined, filter: AccessFilter): boolean {
-  if (filter === null) return true;
-  for (const [key, wanted] of Object.entries(filter)) {
-    const actual = metadata?.[key];
-    if (wanted !== null && typeof wanted === 'object' && !Array.isArray(wanted) && ('$eq' in wanted || '$contains' in wanted)) {
-      const operator = wanted as { $eq?: unknown; $contains?: unknown };
-      if ('$eq' in operator) {
-        if (actual !== operator.$eq) return false;
-        continue;
-      }
-      if (!Array.isArray(actual)) return false;
-      const needed = Array.isArray(operator.$contains) ? operator.$contains : [operator.$contains];
-      if (!needed.every((item) => actual.includes(item))) return false;
-      continue;
-    }
-    if (actual !== wanted) return false;
-  }
-  return true;
-}
+// The store applies the same filter when it lists records; one matcher serves both.
+export { matchesMetadataFilter as matchesAccessFilter };
 
 /**
  * Asks the handlers about creating a record: a refusal throws; the answer is the metadata as the

@@ -3,7 +3,7 @@
 // `Authorization: Bearer` value is tried as an API key first (when keys are configured), then as
 // a JWT (when an issuer is configured). Nothing configured: every request is the anonymous admin.
 import type { FastifyRequest } from 'fastify';
-import { importModuleExport } from '../../graphs/registry.js';
+import { importModuleExport } from '../config/module-loader.js';
 import type { AuthConfig } from '../config/app-config.schemas.js';
 import { ConfigError, UnauthorizedError } from '../errors.js';
 import { OPEN_ACCESS, type AccessPolicy } from './access.js';

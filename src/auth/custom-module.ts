@@ -133,7 +133,7 @@ function handlerPolicy(table: HandlerTable): AccessPolicy {
   };
 }
 
-/** The custom auth for an export already loaded (see importModuleExport in graphs/registry.ts). */
+/** The custom auth for an export already loaded (see importModuleExport in src/config/module-loader.ts). */
 export function customAuthFrom(exported: unknown, spec: string): CustomAuth {
   const table = handlerTable(exported);
   if (!table) throw new ConfigError(`${spec}: the export is not an Auth instance from @langchain/langgraph-sdk/auth.`);

@@ -7,7 +7,7 @@
 import { NotFoundError } from '../errors.js';
 import { matchesAccessFilter, OPEN_ACCESS, type AccessAction, type AccessPolicy, type AccessResource } from './access.js';
 import type { AssistantStore } from '../store/assistants.js';
-import type { CronStore } from '../crons/cron-store.js';
+import type { CronStore } from '../crons/crons.js';
 import type { RunStore } from '../store/runs.js';
 import type { ThreadStore } from '../store/threads.js';
 import { ANONYMOUS_USER, isAdmin, mayReach, type Identity } from './identity.js';

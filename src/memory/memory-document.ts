@@ -1,6 +1,6 @@
 // DeerFlow's memory document: what `/api/memory` answers and what the lead agent is told about
 // its user. Summaries of the user and their history, and a list of facts, each with a
-// confidence. Pure functions over it; the store (src/store/memory-store.ts) keeps it in Redis.
+// confidence. Pure functions over it; the store (src/memory/memory-store.ts) keeps it in Redis.
 import { randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
 

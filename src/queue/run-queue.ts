@@ -4,7 +4,7 @@
 // On a single Redis runs go to one BullMQ queue, named WARREN_QUEUE. On a Redis Cluster a queue
 // is one slot (its keys share a tag), so runs are spread over CLUSTER_RUN_QUEUE_SHARDS queues,
 // `<WARREN_QUEUE>-shard<k>`, by thread: all runs of a thread go to one shard, and every worker
-// consumes every shard, any of them using all of its concurrency (workers/run-slots.ts). One
+// consumes every shard, any of them using all of its concurrency (workers/run-executor/run-slots.ts). One
 // active run per thread and the multitask strategies are kept by the run scripts (the thread's
 // active-run key and run queue), not by BullMQ, so they hold across shards.
 import { SpanKind } from '@opentelemetry/api';

@@ -1,6 +1,6 @@
 // ThreadStore: thread records and the thread index. Knows Redis, not HTTP.
 import type { RedisClient } from './redis.js';
-import { matchesAccessFilter, type AccessFilter } from '../auth/access.js';
+import { matchesMetadataFilter, type MetadataFilter } from './metadata-filter.js';
 import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
 import { createOwnerIndex } from './owners.js';
@@ -20,7 +20,7 @@ export interface ThreadSearch {
   /** Only this user's threads (read from their own index). */
   owner?: string;
   /** A custom auth handler's filter on metadata (LangGraph's operators). */
-  accessFilter?: AccessFilter;
+  accessFilter?: MetadataFilter;
 }
 
 /** Who holds a thread id, and whether its record exists (an upload claims an id before its thread is made). */
@@ -167,7 +167,7 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
         if (!thread) continue;
         if (query.status && thread.status !== query.status) continue;
         if (query.metadata && !matchesFilter(thread.metadata, query.metadata)) continue;
-        if (query.accessFilter && !matchesAccessFilter(thread.metadata, query.accessFilter)) continue;
+        if (query.accessFilter && !matchesMetadataFilter(thread.metadata, query.accessFilter)) continue;
         if (query.values && !matchesFilter(thread.values ?? {}, query.values)) continue;
         threads.push(thread);
       }

@@ -4,7 +4,7 @@
 import type { GraphServices } from '../../graphs/graph-services.js';
 import type { AppConfig } from '../../src/config/app-config.schemas.js';
 import type { TaskDispatcher } from '../../src/queue/task-queue.js';
-import type { CustomAgentStore } from '../../src/agents/custom-agent-store.js';
+import type { CustomAgentStore } from '../../src/agents/agents.js';
 import { createChatModel } from './model-factory.js';
 import { createToolbox, type ToolboxDeps } from './toolbox.js';
 

@@ -7,7 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { WarrenError } from '../../src/errors.js';
 import { tempPathIn, virtualPath, type ThreadFiles } from '../../src/workspace/thread-files.js';
-import type { UploadWriter } from '../../src/uploads/thread-uploads.js';
+import type { UploadWriter } from '../../src/uploads/uploads.js';
 import { helpText, type ChatOrigin, type ChatRuns } from './chat-runs.js';
 import { RefusedError, type Retry } from './retry.js';
 import type { RunAnswers } from './run-answers.js';

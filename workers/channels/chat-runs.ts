@@ -7,7 +7,7 @@ import type { RunAdmission } from '../../src/admission/admit-run.js';
 import { actingFor, ANONYMOUS_USER } from '../../src/auth/identity.js';
 import { signalCancel, type CancelDeps } from '../../src/admission/cancel-run.js';
 import { nameUuid } from '../../src/admission/tick-ids.js';
-import type { ChannelName, ChannelStore, OwedReply } from '../../src/channels/channel-store.js';
+import type { ChannelName, ChannelStore, OwedReply } from '../../src/channels/channels.js';
 import type { Stores } from '../../src/stores.js';
 
 export interface ChatRunsDeps extends CancelDeps {

@@ -8,7 +8,7 @@
 import * as lark from '@larksuiteoapi/node-sdk';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FeishuChannelConfig } from '../../src/config/app-config.schemas.js';
-import type { ChannelStore } from '../../src/channels/channel-store.js';
+import type { ChannelStore } from '../../src/channels/channels.js';
 import { fileNameProblem } from '../../src/workspace/thread-files.js';
 import { commandOf, createChatMessages, type ConnectionParts, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
 import { feishuRetry, sdkLogger, type FeishuApi, type ResourceType } from './feishu-api.js';

@@ -1,11 +1,11 @@
 // The lease holder's side of a platform that pushes events (Slack, Feishu), around its inbox in
-// Redis (src/store/channels.ts): whoever received an event (the platform's socket, which this
+// Redis (src/channels/channel-store.ts): whoever received an event (the platform's socket, which this
 // holder opens, or an API replica's HTTP route) recorded it there once per event id; the holder
 // handles each entry in order until it is durably a run (or a reply) and only then removes it,
 // fenced by its lease token, so an event that was received is never dropped, even when its
 // holder dies mid-way, and a holder that lost the lease stops at once.
 import type { Logger } from 'pino';
-import type { ChannelName, ChannelStore, InboxEntry } from '../../src/channels/channel-store.js';
+import type { ChannelName, ChannelStore, InboxEntry } from '../../src/channels/channels.js';
 import type { RunAnswers } from './run-answers.js';
 
 /** How long one read of the inbox waits for an event. */

@@ -1,12 +1,12 @@
 // Holds one chat platform's connection for the whole deployment. Every worker runs one of these
-// per enabled platform; they race for the platform's lease in Redis (src/store/channels.ts),
+// per enabled platform; they race for the platform's lease in Redis (src/channels/channel-store.ts),
 // the winner runs the connection and renews the lease a few times per lease period, and the
 // others try again now and then. A holder that dies stops renewing, so its lease lapses and
 // another worker's next try takes over. A holder that loses its lease (stalled past it, Redis
 // away too long) stops its connection at once: two connections to one bot must not overlap.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { ChannelName, ChannelStore } from '../../src/channels/channel-store.js';
+import type { ChannelName, ChannelStore } from '../../src/channels/channels.js';
 
 /** Runs a platform's connection until `signal` aborts; `token` is the lease's fencing token. */
 export type Connect = (token: string, signal: AbortSignal) => Promise<void>;

@@ -5,7 +5,7 @@
 // (`values.artifacts` that were not there when it started) and how it ended.
 import type { RunStreamHub, HubSubscription } from '../../src/streams/run-stream-hub.js';
 import type { StreamEntry } from '../../src/store/run-stream.js';
-import type { OwedReply } from '../../src/channels/channel-store.js';
+import type { OwedReply } from '../../src/channels/channels.js';
 import type { RunStatus } from '../../src/store/records.js';
 
 export interface FinalAnswer {

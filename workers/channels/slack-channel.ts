@@ -4,7 +4,7 @@
 // (workers/channels/inbox.ts).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { SlackChannelConfig } from '../../src/config/app-config.schemas.js';
-import type { ChannelStore } from '../../src/channels/channel-store.js';
+import type { ChannelStore } from '../../src/channels/channels.js';
 import { createChatMessages, type ConnectionParts } from './chat-messages.js';
 import { holdInbox, type InboxHolderDeps } from './inbox.js';
 import { slackText } from './slack-answers.js';

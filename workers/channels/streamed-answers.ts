@@ -9,7 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { ChannelName, ChannelStore, OwedReply } from '../../src/channels/channel-store.js';
+import type { ChannelName, ChannelStore, OwedReply } from '../../src/channels/channels.js';
 import type { ThreadFiles } from '../../src/workspace/thread-files.js';
 import type { Retry } from './retry.js';
 import type { AnswerSink, FinalAnswer } from './run-answers.js';

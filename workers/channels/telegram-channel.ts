@@ -4,7 +4,7 @@
 // A poll or a reply that fails for Telegram's sake (no answer, 5xx, 429) is retried with backoff.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { TelegramChannelConfig } from '../../src/config/app-config.schemas.js';
-import type { ChannelStore } from '../../src/channels/channel-store.js';
+import type { ChannelStore } from '../../src/channels/channels.js';
 import { fileNameProblem } from '../../src/workspace/thread-files.js';
 import { commandOf, createChatMessages, type ConnectionParts, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
 import type { TelegramApi, TelegramMessage, TelegramUpdate } from './telegram-api.js';

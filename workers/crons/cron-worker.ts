@@ -5,7 +5,7 @@
 import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { TickOutcome } from '../../src/admission/cron-tick.js';
-import { CronTickJobSchema, cronQueueName, tickOf, type CronTickJob } from '../../src/crons/cron-queue.js';
+import { CronTickJobSchema, cronQueueName, tickOf, type CronTickJob } from '../../src/crons/crons.js';
 import { WarrenError } from '../../src/errors.js';
 import { checkMessage } from '../../src/queue/message.js';
 import { keys } from '../../src/store/keys.js';

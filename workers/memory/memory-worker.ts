@@ -1,4 +1,4 @@
-// Runs memory updates (src/queue/memory-queue.ts): reads the turns waiting for the user, asks the
+// Runs memory updates (src/memory/memory-queue.ts): reads the turns waiting for the user, asks the
 // model for a revision of their memory, and applies it with a compare-and-set, so changes made
 // meanwhile through /api/memory are kept. A revision that is not valid JSON in the expected shape
 // is logged and ignored. Either way the turns read are forgotten (memory is best effort, as in
@@ -6,13 +6,13 @@
 import { Worker, type ConnectionOptions, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { MemoryConfig } from '../../src/config/app-config.schemas.js';
-import type { MemoryDocument } from '../../src/memory/memory-document.js';
-import { applyRevision, parseRevision } from '../../src/memory/memory-revision.js';
+import type { MemoryDocument } from '../../src/memory/memory.js';
+import { applyRevision, parseRevision } from '../../src/memory/memory.js';
 import { checkMessage } from '../../src/queue/message.js';
-import { MemoryUpdateJobSchema, memoryQueueName, type MemoryUpdateJob, type MemoryUpdateQueue } from '../../src/memory/memory-queue.js';
+import { MemoryUpdateJobSchema, memoryQueueName, type MemoryUpdateJob, type MemoryUpdateQueue } from '../../src/memory/memory.js';
 import { keys } from '../../src/store/keys.js';
-import type { MemoryStore } from '../../src/memory/memory-store.js';
-import type { MemoryTurn, MemoryTurnStore } from '../../src/memory/memory-turns.js';
+import type { MemoryStore } from '../../src/memory/memory.js';
+import type { MemoryTurn, MemoryTurnStore } from '../../src/memory/memory.js';
 import { bullPrefixFor, connectionErrorLog } from '../../src/store/redis.js';
 
 /** How long one update's model call may take. */

@@ -11,7 +11,7 @@ import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import { toWire, toWireJson } from '../../graphs/serialize.js';
 import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
-import type { WebhookDispatcher } from '../../src/webhooks/webhook-queue.js';
+import type { WebhookDispatcher } from '../../src/webhooks/webhooks.js';
 import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
 import type { WorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import type { RunStreams } from '../../src/store/run-stream.js';

@@ -10,7 +10,7 @@ import type { WebhooksConfig } from '../../src/config/app-config.schemas.js';
 import { ForbiddenError } from '../../src/errors.js';
 import { assertPublicHost, guardedAgent } from '../../src/net/outbound-guard.js';
 import { checkMessage } from '../../src/queue/message.js';
-import { WebhookJobSchema, webhookQueueName, type WebhookJob } from '../../src/webhooks/webhook-queue.js';
+import { WebhookJobSchema, webhookQueueName, type WebhookJob } from '../../src/webhooks/webhooks.js';
 import { keys } from '../../src/store/keys.js';
 import { bullPrefixFor, connectionErrorLog } from '../../src/store/redis.js';
 import { publicRun, type RunStore } from '../../src/store/runs.js';

@@ -1,4 +1,4 @@
-// src/store/thread-files.ts: the one module that maps thread ids and virtual paths to real paths
+// src/workspace/thread-files.ts: the one module that maps thread ids and virtual paths to real paths
 // and refuses escapes. (Lives in test/gateway with the other gateway suites; it tests a store.)
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
