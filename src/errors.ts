@@ -2,85 +2,85 @@
 // one error handler can answer `{detail}` without knowing where the error came from.
 // Nothing here imports Fastify: stores and workers throw these too.
 
-export abstract class WarrenError extends Error {
-  abstract readonly statusCode: number;
-  abstract readonly code: string;
+/**
+ * An error with a cause Warren names: `code` is stable (WARREN_<CAUSE>, as fastify's FST_ERR_*),
+ * and it alone decides `statusCode`, the HTTP status a client is answered with.
+ */
+export class WarrenError extends Error {
+  constructor(
+    readonly code: string,
+    readonly statusCode: number,
+    message: string,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+  }
 }
 
-// ── 4xx: the client's fault, always answered with the message ─────────────────────────────
-
-export class BadRequestError extends WarrenError {
-  readonly statusCode = 400;
-  readonly code = 'BAD_REQUEST';
+/** What defineError returns: a class for one cause, carrying its code and status. */
+export interface WarrenErrorClass {
+  new (message: string, options?: ErrorOptions): WarrenError;
+  readonly code: string;
+  readonly statusCode: number;
 }
 
-export class UnauthorizedError extends WarrenError {
-  readonly statusCode = 401;
-  readonly code = 'UNAUTHORIZED';
+/**
+ * Declares the error for one cause: its code and the HTTP status that code maps to, once. Each
+ * area declares its own in `<area>.errors.ts` beside its code; README's error table lists them all
+ * (a test keeps the two in step). `throw new ThreadBusyError('…')`, `err instanceof ThreadBusyError`.
+ */
+export function defineError(code: `WARREN_${string}`, statusCode: number): WarrenErrorClass {
+  const cause = class extends WarrenError {
+    static readonly code = code;
+    static readonly statusCode = statusCode;
+    constructor(message: string, options?: ErrorOptions) {
+      super(code, statusCode, message, options);
+    }
+  };
+  // Stack traces and logs name the cause: WARREN_THREAD_BUSY → ThreadBusyError.
+  const name = code.slice('WARREN_'.length).toLowerCase().replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
+  Object.defineProperty(cause.prototype, 'name', { value: `${name}Error` });
+  Object.defineProperty(cause, 'name', { value: `${name}Error` });
+  return cause;
 }
 
-export class ForbiddenError extends WarrenError {
-  readonly statusCode = 403;
-  readonly code = 'FORBIDDEN';
-}
+// ── causes every area meets ───────────────────────────────────────────────────────────────
 
-export class NotFoundError extends WarrenError {
-  readonly statusCode = 404;
-  readonly code = 'NOT_FOUND';
-}
+/** The request cannot be read as sent (a body, a path or a header that is not what it must be). */
+export const MalformedRequestError = defineError('WARREN_MALFORMED_REQUEST', 400);
+/** The request is well-formed, but a value in it is not acceptable. */
+export const InvalidInputError = defineError('WARREN_INVALID_INPUT', 422);
+/** Redis could not be reached; retrying shortly may work. */
+export const RedisUnreachableError = defineError('WARREN_REDIS_UNREACHABLE', 503);
+/** The disk (or a quota) ran out while writing for a client; nothing half-written is kept. */
+export const DiskFullError = defineError('WARREN_DISK_FULL', 507);
 
-export class ConflictError extends WarrenError {
-  readonly statusCode = 409;
-  readonly code = 'CONFLICT';
-}
+// ── status-named classes, being replaced by causes (each area's `<area>.errors.ts`) ──────────
 
-export class PayloadTooLargeError extends WarrenError {
-  readonly statusCode = 413;
-  readonly code = 'PAYLOAD_TOO_LARGE';
-}
-
-export class UnsupportedMediaTypeError extends WarrenError {
-  readonly statusCode = 415;
-  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-}
-
-export class TooManyRequestsError extends WarrenError {
-  readonly statusCode = 429;
-  readonly code = 'TOO_MANY_REQUESTS';
-}
+export const BadRequestError = defineError('WARREN_BAD_REQUEST', 400);
+export const UnauthorizedError = defineError('WARREN_UNAUTHORIZED', 401);
+export const ForbiddenError = defineError('WARREN_FORBIDDEN', 403);
+export const NotFoundError = defineError('WARREN_NOT_FOUND', 404);
+export const ConflictError = defineError('WARREN_CONFLICT', 409);
+export const PayloadTooLargeError = defineError('WARREN_PAYLOAD_TOO_LARGE', 413);
+export const UnsupportedMediaTypeError = defineError('WARREN_UNSUPPORTED_MEDIA_TYPE', 415);
+export const TooManyRequestsError = defineError('WARREN_TOO_MANY_REQUESTS', 429);
+export const ValidationError = defineError('WARREN_VALIDATION', 422);
+export const ServiceUnavailableError = defineError('WARREN_SERVICE_UNAVAILABLE', 503);
+export const InsufficientStorageError = DiskFullError;
 
 /**
  * A refusal with a status chosen elsewhere: a custom auth module's `HTTPException` (any 4xx, or
  * a 5xx its author wrote for clients), with the headers it asked for.
  */
 export class HttpStatusError extends WarrenError {
-  readonly code = 'HTTP_STATUS';
   constructor(
-    readonly statusCode: number,
+    statusCode: number,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
   ) {
-    super(message);
+    super('WARREN_AUTH_HANDLER_REFUSED', statusCode, message);
   }
-}
-
-export class ValidationError extends WarrenError {
-  readonly statusCode = 422;
-  readonly code = 'VALIDATION';
-}
-
-// ── 5xx the client is told about: the message names the cause and nothing of the host ──────
-
-/** The server could not do it now (a lock on a shared file not had in time); retrying may work. */
-export class ServiceUnavailableError extends WarrenError {
-  readonly statusCode = 503;
-  readonly code = 'SERVICE_UNAVAILABLE';
-}
-
-/** The disk (or the quota) ran out while the API wrote for a client; nothing half-written is kept. */
-export class InsufficientStorageError extends WarrenError {
-  readonly statusCode = 507;
-  readonly code = 'INSUFFICIENT_STORAGE';
 }
 
 /** How ioredis (and BullMQ through it) fails a command because Redis is not there to answer it. */
@@ -105,9 +105,9 @@ export function isRedisUnreachable(err: unknown): boolean {
 }
 
 /** A Redis outage as the client sees it: a 503 to retry; any other error is returned as is. */
-export function asUnavailableError<E>(err: E): E | ServiceUnavailableError {
+export function asUnavailableError<E>(err: E): E | WarrenError {
   if (isWarrenError(err) || !isRedisUnreachable(err)) return err;
-  return new ServiceUnavailableError('Service unavailable: Redis is unreachable. Retry shortly.', { cause: err });
+  return new RedisUnreachableError('Service unavailable: Redis is unreachable. Retry shortly.', { cause: err });
 }
 
 /** A write as a client may see it: `what` was being written, under `where`; never an absolute path. */
@@ -121,12 +121,12 @@ export interface WriteTarget {
  * The one place that recognises a full disk: ENOSPC, or EDQUOT (a quota, the same thing for the
  * client), becomes an InsufficientStorageError naming `target`; any other error is returned as is.
  */
-export function asStorageError<E>(err: E, target: WriteTarget): E | InsufficientStorageError {
+export function asStorageError<E>(err: E, target: WriteTarget): E | WarrenError {
   const code = errnoCode(err);
   if (code !== 'ENOSPC' && code !== 'EDQUOT') return err;
   const disk = target.where ? `the disk holding ${target.where}` : 'the disk';
   const state = code === 'EDQUOT' ? `the quota on ${disk} is used up` : `${disk} is full`;
-  return new InsufficientStorageError(`Insufficient storage: ${state} while writing ${target.what}.`, { cause: err });
+  return new DiskFullError(`Insufficient storage: ${state} while writing ${target.what}.`, { cause: err });
 }
 
 // ── start-up and configuration ────────────────────────────────────────────────────────────

@@ -4,7 +4,7 @@
 // Everything under a thread (its runs, state, history, streams, uploads, artifacts and crons) is
 // reached through the thread's id, so the check on that id guards them all. An id nobody holds
 // passes: the route then makes the record, or says 404 itself.
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, type WarrenError } from '../errors.js';
 import { matchesAccessFilter, OPEN_ACCESS, type AccessAction, type AccessPolicy, type AccessResource } from './access.js';
 import type { AssistantStore } from '../store/assistants.js';
 import type { CronStore } from '../crons/crons.js';
@@ -75,7 +75,7 @@ export function createRecordAccess(deps: RecordAccessDeps): RecordAccess {
     action: AccessAction,
     value: Record<string, unknown>,
     metadata: () => Promise<Record<string, unknown> | undefined>,
-    notFound: () => NotFoundError,
+    notFound: () => WarrenError,
   ): Promise<void> => {
     const filter = await policy.check({ identity, resource, action, value });
     if (filter === null) return;
