@@ -1,5 +1,6 @@
 // Enforces the import arrows of shared/design/style.md: each folder imports only what its row
-// allows. Run by `npm run lint:imports` (and CI). Exits 1 listing every broken arrow.
+// allows, a feature folder is reached only through its door, and no import cycle exists.
+// Run by `npm run lint:imports` (and CI). Exits 1 listing every broken arrow.
 // Files are parsed with TypeScript, so static imports, re-exports, `import(...)` calls and
 // `import('…')` types are all seen, and so is a module path held in a string: the API must not
 // reach workers/ through a string it imports at run time.
@@ -15,17 +16,40 @@ const root = path.resolve(process.argv[2] ?? path.join(path.dirname(new URL(impo
 const RULES = [
   [/^src\//, /^(dist\/)?workers\//, 'src/ never imports workers/'],
   [/^graphs\//, /^(dist\/)?workers\//, 'graphs/ never imports workers/: the API imports graphs'],
-  [/^graphs\//, /^src\/(http|runtime|gateway)\//, 'graphs/ never imports src/http, src/runtime or src/gateway'],
-  [/^workers\//, /^src\/(http|runtime|gateway)\//, 'workers/ never imports src/http, src/runtime or src/gateway'],
-  [/^src\/store\//, /^src\/(http|runtime|gateway|queue)\//, 'a store never imports a route, a service or the queue'],
+  [/^graphs\//, /^src\/(http|runtime|gateway)\/|\.(routes|service)\.ts$/, 'graphs/ never imports HTTP code (src/http, src/runtime, src/gateway, routes, services)'],
+  [/^workers\//, /^src\/(http|runtime|gateway)\/|^src\/.*\.(routes|service)\.ts$/, 'workers/ never imports HTTP code (src/http, src/runtime, src/gateway, routes, services)'],
+  [/^src\/store\//, /^src\/(?!store\/|config\/|errors\.ts$)|^graphs\//, 'src/store/ is storage only: it imports nothing of ours but config/ and errors.ts'],
   [/^src\/store\//, /^fastify$|^@fastify\//, 'a store never imports Fastify'],
+  [/^src\/streams\//, /^src\/(?!streams\/|store\/|config\/|metrics\/|errors\.ts$)|^graphs\//, 'src/streams/ (a run\'s stream) imports only store/, config/, metrics/ and errors.ts'],
   [/^src\/config\//, /^src\/(?!config\/|errors\.ts$)/, 'config/ imports nothing of ours but errors.ts'],
   [/^src\/convert\//, /^src\/(?!convert\/|errors\.ts$)/, 'convert/ imports nothing of ours but errors.ts'],
   [/^src\/errors\.ts$/, /^src\//, 'errors.ts imports nothing of ours'],
-  [/^src\/(runtime|gateway)\/.*\.routes\.ts$/, /^ioredis$|^src\/store\/keys\.ts$/, 'a route never touches ioredis or a key'],
-  [/^src\/queue\//, /^src\/(http|runtime|gateway)\//, 'the queue contract never imports HTTP code'],
-  [/^src\/admission\//, /^src\/(http|runtime|gateway)\//, 'run admission is shared with workers: it never imports HTTP code'],
+  [/^src\/.*\.routes\.ts$/, /^ioredis$|^src\/store\/keys\.ts$/, 'a route never touches ioredis or a key'],
+  [/^src\/(queue|admission|auth|http)\//, /^src\/(runtime|gateway)\/|^src\/.*\.(routes|service)\.ts$/, 'shared layers (queue, admission, auth, http plumbing) never import routes or services'],
 ];
+
+/** Feature folders: one feature's API side under src/<f>/, its job under workers/<f>/. */
+const SRC_FEATURES = ['memory', 'uploads', 'channels', 'crons', 'webhooks', 'suggestions', 'agents', 'skills'];
+const WORKER_FEATURES = ['memory', 'channels', 'crons', 'webhooks', 'suggestions', 'tasks'];
+/** The API's composition roots: they assemble every feature's routes and services. */
+const API_ROOTS = new Set(['src/api-server.ts', 'src/stores.ts', 'src/gateway/gateway.plugin.ts', 'src/runtime/runtime.plugin.ts', 'src/runtime/runtime-deps.ts']);
+const WORKER_ROOT = 'workers/worker-process.ts';
+
+/** A feature is reached from outside only through its door (`src/<f>/<f>.ts`); the API's roots also reach its routes and services. */
+function featureProblem(rel, target) {
+  const src = /^src\/([a-z-]+)\/([^/]+)\.ts$/.exec(target);
+  if (src && SRC_FEATURES.includes(src[1]) && !rel.startsWith(`src/${src[1]}/`)) {
+    const [, feature, name] = src;
+    if (name === feature) return null;
+    if (API_ROOTS.has(rel) && /\.(routes|service|schemas)$/.test(name)) return null;
+    return `the ${feature} feature is reached only through src/${feature}/${feature}.ts`;
+  }
+  const worker = /^workers\/([a-z-]+)\//.exec(target);
+  if (worker && WORKER_FEATURES.includes(worker[1]) && !rel.startsWith(`workers/${worker[1]}/`) && rel !== WORKER_ROOT) {
+    return `workers/${worker[1]}/ is a feature's job: only ${WORKER_ROOT} starts it`;
+  }
+  return null;
+}
 
 /** Code the API loads: no string in it may name a path into workers/. */
 const API_SIDE = /^(src|graphs)\//;
@@ -42,6 +66,40 @@ function* files(dir) {
     if (statSync(full).isDirectory()) yield* files(full);
     else if (/\.(ts|mts)$/.test(name) && !name.endsWith('.d.ts')) yield full;
   }
+}
+
+/** The modules of every import cycle: one list per strongly connected component (Tarjan). */
+function cyclesOf(graph) {
+  let next = 0;
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const visit = (v) => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component = [];
+    let w;
+    do {
+      w = stack.pop();
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1 || (graph.get(v) ?? []).includes(v)) found.push(component.reverse());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
 }
 
 const isLiteral = (node) => node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node));
@@ -69,11 +127,14 @@ function scan(file, text) {
 }
 
 const problems = [];
+/** Module → the modules it imports (relative imports only), for the cycle check. */
+const edges = new Map();
 for (const top of ['src', 'graphs', 'workers']) {
   for (const file of files(path.join(root, top))) {
     const rel = path.relative(root, file);
     const text = readFileSync(file, 'utf8');
     const { specs, strings } = scan(file, text);
+    edges.set(rel, []);
     for (const spec of specs) {
       if (spec === null) {
         if (API_SIDE.test(rel) && !COMPUTED_IMPORT_ALLOWED.has(rel)) problems.push(`${rel}: import() of a computed path — the lint cannot see where it leads`);
@@ -83,6 +144,9 @@ for (const top of ['src', 'graphs', 'workers']) {
       for (const [from, to, reason] of RULES) {
         if (from.test(rel) && to.test(target)) problems.push(`${rel}: imports ${spec} — ${reason}`);
       }
+      const door = featureProblem(rel, target);
+      if (door) problems.push(`${rel}: imports ${spec} — ${door}`);
+      if (spec.startsWith('.')) edges.get(rel).push(target);
       if (/\/index(\.js)?$/.test(spec) && spec.startsWith('.')) problems.push(`${rel}: imports ${spec} — no barrel files`);
     }
     if (API_SIDE.test(rel)) {
@@ -93,6 +157,8 @@ for (const top of ['src', 'graphs', 'workers']) {
     if (/^export default /m.test(text)) problems.push(`${rel}: export default — named exports only`);
   }
 }
+
+for (const cycle of cyclesOf(edges)) problems.push(`import cycle among ${cycle.sort().join(', ')}`);
 
 // `graphs:` maps ids to `builtin:x` or `<module>:<export>`; both processes import those modules.
 for (const name of CONFIGS) {

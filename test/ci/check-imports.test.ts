@@ -74,4 +74,39 @@ describe('import lint', () => {
     expect(output).toContain('graphs/agent.ts: imports ../workers/agent/toolbox.js — graphs/ never imports workers/');
     expect(output).toContain('config.example.yaml: graph mine is ./workers/agent/lead-agent.ts:leadAgentGraph');
   });
+
+  // One violation per arrow of the layout (issue #29): each rule must name the file and the reason.
+  const ARROWS: [string, Record<string, string>, string][] = [
+    ['a store importing auth', { 'src/store/threads.ts': "import { x } from '../auth/access.js';\nexport const y = x;\n" }, 'src/store/threads.ts: imports ../auth/access.js — src/store/ is storage only'],
+    ['a store importing a feature', { 'src/store/stores.ts': "import { m } from '../memory/memory.js';\nexport const y = m;\n" }, 'src/store/stores.ts: imports ../memory/memory.js — src/store/ is storage only'],
+    ['the stream transport importing the runtime', { 'src/streams/run-follow.ts': "import { r } from '../runtime/run-relay.js';\nexport const y = r;\n" }, "src/streams/run-follow.ts: imports ../runtime/run-relay.js — src/streams/ (a run's stream) imports only"],
+    ['a route touching ioredis', { 'src/memory/memory.routes.ts': "import { Redis } from 'ioredis';\nexport const y = Redis;\n" }, 'src/memory/memory.routes.ts: imports ioredis — a route never touches ioredis or a key'],
+    ['a route touching a key', { 'src/crons/crons.routes.ts': "import { keys } from '../store/keys.js';\nexport const y = keys;\n" }, 'src/crons/crons.routes.ts: imports ../store/keys.js — a route never touches ioredis or a key'],
+    ['admission importing a service', { 'src/admission/admit-run.ts': "import { s } from '../crons/crons.service.js';\nexport const y = s;\n" }, 'src/admission/admit-run.ts: imports ../crons/crons.service.js — shared layers'],
+    ['graphs importing a service', { 'graphs/lead-agent/x.ts': "import { s } from '../../src/memory/memory.service.js';\nexport const y = s;\n" }, 'graphs/lead-agent/x.ts: imports ../../src/memory/memory.service.js — graphs/ never imports HTTP code'],
+    ['a worker importing a route', { 'workers/tools/x.ts': "import { r } from '../../src/skills/skills.routes.js';\nexport const y = r;\n" }, 'workers/tools/x.ts: imports ../../src/skills/skills.routes.js — workers/ never imports HTTP code'],
+    ['a worker reaching inside a feature', { 'workers/memory/memory-worker.ts': "import { s } from '../../src/memory/memory-store.js';\nexport const y = s;\n" }, 'workers/memory/memory-worker.ts: imports ../../src/memory/memory-store.js — the memory feature is reached only through src/memory/memory.ts'],
+    ['another feature reaching inside a feature', { 'src/crons/cron-store.ts': "import { a } from '../agents/custom-agent-store.js';\nexport const y = a;\n" }, 'src/crons/cron-store.ts: imports ../agents/custom-agent-store.js — the agents feature is reached only through src/agents/agents.ts'],
+    ['a composition root reaching a feature\'s records', { 'src/api-server.ts': "import { c } from './channels/channel-store.js';\nexport const y = c;\n" }, 'src/api-server.ts: imports ./channels/channel-store.js — the channels feature is reached only through src/channels/channels.ts'],
+    ['a worker module starting another feature\'s job', { 'workers/run-executor/executor.ts': "import { w } from '../webhooks/webhook-worker.js';\nexport const y = w;\n" }, 'workers/run-executor/executor.ts: imports ../webhooks/webhook-worker.js — workers/webhooks/ is a feature\'s job: only workers/worker-process.ts starts it'],
+    ['an import cycle', { 'graphs/registry.ts': "import { a } from './lead-agent/lead-agent.js';\nexport const r = a;\n", 'graphs/lead-agent/lead-agent.ts': "import type { r } from '../registry.js';\nexport const a = 1 as unknown as typeof r;\n" }, 'import cycle among graphs/lead-agent/lead-agent.ts, graphs/registry.ts'],
+  ];
+
+  it.each(ARROWS)('catches %s', async (_what, files, expected) => {
+    const { code, output } = await lint(await tree(files));
+    expect(code).toBe(1);
+    expect(output).toContain(expected);
+  });
+
+  it('lets a feature be reached through its door, and the API roots reach its routes and service', async () => {
+    const root = await tree({
+      'workers/memory/memory-worker.ts': "import { s } from '../../src/memory/memory.js';\nexport const y = s;\n",
+      'src/memory/memory.ts': "export { s } from './memory-store.js';\n",
+      'src/memory/memory-store.ts': 'export const s = 1;\n',
+      'src/memory/memory.routes.ts': "import { s } from './memory-store.js';\nexport const r = s;\n",
+      'src/gateway/gateway.plugin.ts': "import { r } from '../memory/memory.routes.js';\nexport const p = r;\n",
+      'workers/worker-process.ts': "import { y } from './memory/memory-worker.js';\nexport const w = y;\n",
+    });
+    expect(await lint(root)).toEqual({ code: 0, output: 'import arrows: ok\n' });
+  });
 });
