@@ -161,12 +161,6 @@ export class TaskTimeoutError extends Error {
   override readonly name = 'TaskTimeoutError';
 }
 
-/** True for Redis's refusal of a write from an attempt that no longer holds its run. */
-export const isFenceRefusal = (err: unknown): boolean => err instanceof Error && err.message.startsWith('FENCED ');
-
-/** True for Redis's refusal of a checkpoint that does not descend from the thread's head. */
-export const isLineageRefusal = (err: unknown): boolean => err instanceof Error && err.message.startsWith('LINEAGE ');
-
 /** The `code` of a Node system error (`ENOENT`, `ERR_WORKER_OUT_OF_MEMORY`...), if it has one. */
 export function errnoCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string') return err.code;

@@ -144,8 +144,8 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
 
   /**
    * The saver a run writes through: Redis refuses its writes once another attempt holds the run
-   * (FENCED), and refuses a root checkpoint that does not descend from the thread's head or from
-   * `forkFrom` (LINEAGE), so a stale history can never become the head.
+   * (WARREN_FENCED), and refuses a root checkpoint that does not descend from the thread's head or from
+   * `forkFrom` (WARREN_LINEAGE), so a stale history can never become the head.
    */
   forRun(fence: RunFence, forkFrom: string | null): RedisCheckpointSaver {
     return new RedisCheckpointSaver(this.redis, this.serde, { fence, forkFrom }, this.scripts);

@@ -97,7 +97,7 @@ export type StoredRun = Run & RunInternals;
 
 /**
  * What a worker proves with every write of a run: the attempt it claimed. Redis refuses the
- * write once another attempt holds the run (src/store/scripts/*: FENCED).
+ * write once another attempt holds the run (src/store/scripts/*: WARREN_FENCED).
  */
 export interface RunFence {
   threadId: string;

@@ -21,7 +21,7 @@ export interface StreamEntry {
 export interface RunStreamWriter {
   /**
    * Appends one event; `dataJson` is one line of JSON. Returns the entry id. Rejects with a
-   * FENCED reply (isFenceRefusal) once the writer's attempt no longer holds the run.
+   * WARREN_FENCED refusal (isFenceRefusal) once the writer's attempt no longer holds the run.
    */
   append(event: string, dataJson: string): Promise<string>;
 }

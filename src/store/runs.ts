@@ -35,7 +35,7 @@ export type StartRunResult =
 export type CancelRunResult = 'missing' | 'terminal' | 'cancelled' | 'signalled';
 
 export interface FinishRun {
-  /** The attempt that settles the run; Redis refuses any other (FENCED). */
+  /** The attempt that settles the run; Redis refuses any other (WARREN_FENCED). */
   fence: RunFence;
   /** The run's final status, or `deleted` to remove it (rollback). */
   status: RunStatus | 'deleted';

@@ -6,7 +6,7 @@ import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-ch
 import type { RedisClient } from '../../src/store/redis.js';
 import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isFenceRefusal, isLineageRefusal } from '../../src/errors.js';
+import { isFenceRefusal, isLineageRefusal } from '../../src/store/script-errors.js';
 import { keys } from '../../src/store/keys.js';
 import { nowIso, type RunFence } from '../../src/store/records.js';
 import { createStores, type Stores } from '../../src/stores.js';

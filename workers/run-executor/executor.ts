@@ -6,7 +6,8 @@
 import { context } from '@opentelemetry/api';
 import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { Logger } from 'pino';
-import { isFenceRefusal, isLineageRefusal, RunError } from '../../src/errors.js';
+import { RunError } from '../../src/errors.js';
+import { isFenceRefusal, isLineageRefusal, scriptRefusal } from '../../src/store/script-errors.js';
 import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import { toWire, toWireJson } from '../../graphs/serialize.js';
 import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-kwargs.js';
@@ -91,7 +92,7 @@ function recursionMessage(original: string): string {
 export function errorPayload(err: unknown): { error: string; message: string } {
   if (err instanceof RunError) return { error: err.errorName, message: err.message };
   if (isLineageRefusal(err)) {
-    return { error: 'CheckpointConflict', message: `The thread's state changed under the run: ${(err as Error).message.slice('LINEAGE '.length)}` };
+    return { error: 'CheckpointConflict', message: `The thread's state changed under the run: ${scriptRefusal(err as Error).message}` };
   }
   if (err instanceof Error && err.name === 'GraphRecursionError') return { error: err.name, message: recursionMessage(err.message) };
   if (err instanceof Error) return { error: err.name || 'Error', message: err.message || String(err) };
@@ -344,7 +345,7 @@ async function queueWebhook(
   });
 }
 
-/** Every write here is fenced: a worker that lost the run settles nothing (FENCED). */
+/** Every write here is fenced: a worker that lost the run settles nothing (WARREN_FENCED). */
 async function settle(
   deps: ExecutorDeps,
   fence: RunFence,

@@ -9,11 +9,10 @@
   ARGV[3] data (one line of JSON)
   ARGV[4] sharded channel to publish the entry's id on (a Redis Cluster's stream hubs hear of
           entries so), or "" for none
-  Returns the entry id, or the error FENCED when another attempt holds the run or it is gone.
+  Returns the entry id, or the error WARREN_FENCED (includes/fence.lua).
 ]]
-if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[1] then
-  return redis.error_reply('FENCED attempt ' .. ARGV[1] .. ' no longer holds the run')
-end
+local attempt = ARGV[1]
+--@include fence
 local id = redis.call('XADD', KEYS[2], '*', 'event', ARGV[2], 'data', ARGV[3])
 if ARGV[4] ~= '' then redis.call('SPUBLISH', ARGV[4], id) end
 return id

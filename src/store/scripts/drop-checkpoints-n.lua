@@ -7,11 +7,10 @@
   ARGV[1] the caller's attempt
   ARGV[2] Z, the number of id sets
   ARGV[3..] for each id set in order: a count n, then n member ids
-  Returns the number of ids removed, or the error FENCED.
+  Returns the number of ids removed, or the error WARREN_FENCED (includes/fence.lua).
 ]]
-if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[1] then
-  return redis.error_reply('FENCED attempt ' .. ARGV[1] .. ' no longer holds the run')
-end
+local attempt = ARGV[1]
+--@include fence
 -- unpack() is bounded by Lua's C stack: work in batches.
 local BATCH = 1000
 local sets = tonumber(ARGV[2])

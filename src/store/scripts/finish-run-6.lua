@@ -21,11 +21,10 @@
   ARGV[10] sharded channel to publish `end`'s id on (a Redis Cluster's stream hubs hear of
            entries so), or "" for none
   Returns the id of the run that now holds the thread and must be dispatched, or false; or the
-  error FENCED.
+  error WARREN_FENCED (includes/fence.lua).
 ]]
-if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[7] then
-  return redis.error_reply('FENCED attempt ' .. ARGV[7] .. ' no longer holds the run')
-end
+local attempt = ARGV[7]
+--@include fence
 if ARGV[2] == 'deleted' then
   redis.call('DEL', KEYS[1])
   redis.call('ZREM', KEYS[5], ARGV[1])

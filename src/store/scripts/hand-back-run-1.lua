@@ -3,10 +3,9 @@
   against the run's attempt limit. Fenced: only the attempt that holds the run may do so.
   KEYS[1] run hash
   ARGV[1] the caller's attempt
-  Returns 1, or the error FENCED.
+  Returns 1, or the error WARREN_FENCED (includes/fence.lua).
 ]]
-if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[1] then
-  return redis.error_reply('FENCED attempt ' .. ARGV[1] .. ' no longer holds the run')
-end
+local attempt = ARGV[1]
+--@include fence
 redis.call('HINCRBY', KEYS[1], 'handbacks', 1)
 return 1

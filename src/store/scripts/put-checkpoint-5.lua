@@ -16,15 +16,14 @@
   ARGV[6] the checkpoint (serialised, without channel values)
   ARGV[7] its metadata (serialised)
   ARGV[8..] channel value fields and values, in pairs
-  Returns 1, or the error FENCED, or the error LINEAGE.
+  Returns 1, or the error WARREN_FENCED (includes/fence.lua), or the error WARREN_LINEAGE.
 ]]
-if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[1] then
-  return redis.error_reply('FENCED attempt ' .. ARGV[1] .. ' no longer holds the run')
-end
+local attempt = ARGV[1]
+--@include fence
 if ARGV[2] == '' then
   local head = redis.call('ZREVRANGEBYLEX', KEYS[3], '+', '-', 'LIMIT', 0, 1)[1]
   if head and head ~= ARGV[4] and head ~= ARGV[3] and (ARGV[5] == '' or ARGV[4] ~= ARGV[5]) then
-    return redis.error_reply('LINEAGE checkpoint ' .. ARGV[3] .. ' descends from ' .. ARGV[4] .. ', but the thread has moved on to ' .. head)
+    return redis.error_reply('WARREN_LINEAGE checkpoint ' .. ARGV[3] .. ' descends from ' .. ARGV[4] .. ', but the thread has moved on to ' .. head)
   end
 end
 if #ARGV > 7 then redis.call('HSET', KEYS[5], unpack(ARGV, 8)) end

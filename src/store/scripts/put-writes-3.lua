@@ -7,11 +7,10 @@
   ARGV[2] namespace
   ARGV[3..] triples: field, "1" to replace an existing write (special channels) or "0" to keep
   the first one stored, serialised value
-  Returns 1, or the error FENCED.
+  Returns 1, or the error WARREN_FENCED (includes/fence.lua).
 ]]
-if redis.call('HGET', KEYS[1], 'attempt') ~= ARGV[1] then
-  return redis.error_reply('FENCED attempt ' .. ARGV[1] .. ' no longer holds the run')
-end
+local attempt = ARGV[1]
+--@include fence
 for i = 3, #ARGV, 3 do
   if ARGV[i + 1] == '1' then
     redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 2])
