@@ -78,7 +78,7 @@ export function createGraphRegistry(
   configDir: string,
   context: GraphContext,
 ): GraphRegistry {
-  if (context.store) batchStoreCallsWithoutPolling();
+  if (context.store) batchStoreCallsWithoutPolling(context.log);
   const specs: Record<string, string> = { [DEFAULT_GRAPH_ID]: 'builtin:lead_agent', ...graphs };
   // Resolve every spec at boot, so a bad path fails the start, not the first run.
   const resolved = new Map(Object.entries(specs).map(([id, spec]) => [id, resolveGraphSpec(spec, configDir)]));
