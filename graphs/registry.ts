@@ -5,7 +5,8 @@
 import { batchStoreCallsWithoutPolling } from './store-batching.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Pregel } from '@langchain/langgraph/pregel';
-import { ConfigError, NotFoundError } from '../src/errors.js';
+import { ConfigError } from '../src/errors.js';
+import { GraphNotFoundError } from './graphs.errors.js';
 import { registerSdkLogger } from './graph-logger.js';
 import type { GraphContext } from './graph-services.js';
 import { installTypeScriptLoader } from '../src/config/ts-loader.js';
@@ -105,7 +106,7 @@ export function createGraphRegistry(
     has: (graphId) => resolved.has(graphId),
     async load(graphId, config) {
       const entry = resolved.get(graphId);
-      if (!entry) throw new NotFoundError(`Assistant or graph "${graphId}" not found`);
+      if (!entry) throw new GraphNotFoundError(`Assistant or graph "${graphId}" not found`);
       const exported = 'builtin' in entry ? entry.builtin : await exportOf(entry.url, entry.exportName, entry.spec);
       const graph = await toGraph(exported, config, entry.spec, context);
       graph.checkpointer = context.checkpointer;

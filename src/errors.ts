@@ -54,6 +54,13 @@ export const InvalidInputError = defineError('WARREN_INVALID_INPUT', 422);
 export const RedisUnreachableError = defineError('WARREN_REDIS_UNREACHABLE', 503);
 /** The disk (or a quota) ran out while writing for a client; nothing half-written is kept. */
 export const DiskFullError = defineError('WARREN_DISK_FULL', 507);
+/**
+ * A state Warren's own code must never reach (a bug, not the client's doing). Like any 500 it is
+ * answered with a generic body; the message is for the log.
+ */
+export const InternalInvariantError = defineError('WARREN_INTERNAL_INVARIANT', 500);
+/** A LangGraph API field Warren does not implement, refused by name rather than ignored. */
+export const OptionUnsupportedError = defineError('WARREN_OPTION_UNSUPPORTED', 422);
 
 // ── status-named classes, being replaced by causes (each area's `<area>.errors.ts`) ──────────
 
@@ -133,13 +140,14 @@ export function asStorageError<E>(err: E, target: WriteTarget): E | WarrenError 
 
 /** A configuration fault found at boot: the process prints the message and exits. */
 export class ConfigError extends Error {
-  readonly code = 'CONFIG';
+  readonly code = 'WARREN_CONFIG_INVALID';
 }
 
 // ── run execution (never sent as an HTTP status; they become `error` stream events) ─────────
 
 /** A run failed for a reason the user can act on; the message is safe to show. */
 export class RunError extends Error {
+  readonly code = 'WARREN_RUN_FAILED';
   constructor(
     readonly errorName: string,
     message: string,
@@ -154,11 +162,13 @@ export class RunError extends Error {
  */
 export class RunLostError extends Error {
   override readonly name = 'RunLostError';
+  readonly code = 'WARREN_RUN_LOST';
 }
 
 /** A sub-agent task ran out of its time; the parent run carries on and is told so. */
 export class TaskTimeoutError extends Error {
   override readonly name = 'TaskTimeoutError';
+  readonly code = 'WARREN_TASK_TIMEOUT';
 }
 
 /** The `code` of a Node system error (`ENOENT`, `ERR_WORKER_OUT_OF_MEMORY`...), if it has one. */
@@ -175,5 +185,5 @@ export function isWarrenError(err: unknown): err is WarrenError {
 
 /** A document could not be turned into Markdown: unsupported, corrupt, too big, or no text. */
 export class ConversionError extends Error {
-  readonly code = 'CONVERSION';
+  readonly code = 'WARREN_CONVERSION_FAILED';
 }

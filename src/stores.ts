@@ -1,4 +1,5 @@
 // The storage ops, composed: what `main.ts` of each process builds and hands down.
+import type { Logger } from 'pino';
 import type { RedisClient } from './store/redis.js';
 import { createAssistantStore, type AssistantStore } from './store/assistants.js';
 import { createChannelStore, type ChannelStore } from './channels/channels.js';
@@ -11,6 +12,7 @@ import { createRunStreams, type RunStreams } from './store/run-stream.js';
 import { createRunStore, type RunStore } from './store/runs.js';
 import { createRunUsageStore, type RunUsageStore } from './store/run-usage.js';
 import { loadScripts } from './store/scripts.js';
+import { ignoreDamaged, warnOncePerKey } from './store/json.js';
 import { createItemStore, type ItemStore, type StoreSettings } from './store/store-items.js';
 import { createThreadStore, type ThreadStore } from './store/threads.js';
 
@@ -35,21 +37,26 @@ export interface Stores {
 /** No semantic index and no expiry: what config.yaml's `store` defaults to. */
 export const PLAIN_STORE: StoreSettings = { defaultTtlMinutes: null, refreshOnRead: true, index: null };
 
-export function createStores(redis: RedisClient, store: StoreSettings = PLAIN_STORE): Stores {
+/**
+ * `log` hears of a stored record that is not JSON (warned once per key; the record reads as its
+ * default). Without it (tests, tools) such damage goes unreported.
+ */
+export function createStores(redis: RedisClient, store: StoreSettings = PLAIN_STORE, log?: Pick<Logger, 'warn'>): Stores {
   const scripts = loadScripts(redis);
-  const items = createItemStore(redis, scripts, store);
+  const onDamaged = log ? warnOncePerKey(log) : ignoreDamaged;
+  const items = createItemStore(redis, scripts, store, onDamaged);
   return {
-    threads: createThreadStore(redis, scripts),
+    threads: createThreadStore(redis, scripts, onDamaged),
     runs: createRunStore(redis, scripts),
     streams: createRunStreams(redis, scripts),
     usage: createRunUsageStore(redis, scripts),
     checkpointer: new RedisCheckpointSaver(redis),
     customAgents: createCustomAgentStore(redis, scripts),
-    assistants: createAssistantStore(redis, scripts),
+    assistants: createAssistantStore(redis, scripts, onDamaged),
     items,
     memory: createMemoryStore(items),
-    memoryTurns: createMemoryTurnStore(redis, scripts),
-    crons: createCronStore(redis, scripts),
+    memoryTurns: createMemoryTurnStore(redis, scripts, onDamaged),
+    crons: createCronStore(redis, scripts, onDamaged),
     channels: createChannelStore(redis, scripts),
   };
 }

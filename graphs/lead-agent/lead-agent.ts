@@ -6,7 +6,7 @@ import type { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { END, START, StateGraph } from '@langchain/langgraph';
 import type { AppConfig } from '../../src/config/app-config.schemas.js';
-import { RunError } from '../../src/errors.js';
+import { InternalInvariantError, RunError } from '../../src/errors.js';
 import type { CustomAgent } from '../../src/agents/agents.js';
 import { createThreadFiles, USER_DATA_AREAS, virtualPath } from '../../src/workspace/thread-files.js';
 import type { GraphServices } from '../graph-services.js';
@@ -50,7 +50,7 @@ async function customAgentFor(services: GraphServices, config: RunnableConfig): 
 }
 
 function requireServices(services: GraphServices | undefined): GraphServices {
-  if (!services) throw new Error('lead_agent runs only in a worker process');
+  if (!services) throw new InternalInvariantError('lead_agent runs only in a worker process');
   return services;
 }
 

@@ -8,7 +8,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph, type LangGraphRunnableConfig } from '@langchain/langgraph';
-import { TaskTimeoutError } from '../../src/errors.js';
+import { InternalInvariantError, TaskTimeoutError } from '../../src/errors.js';
 import type { TaskJob, TaskRunOptions } from '../../src/queue/task-queue.js';
 import { hasToolCalls, modelStep, toolsStep } from './agent-loop.js';
 import { SUBAGENT_PROMPTS } from './prompts.js';
@@ -53,7 +53,7 @@ export function createLocalSubagentRunner(deps: LocalSubagentDeps): SubagentRunn
   return async (task, options) => {
     const { timeoutMs, signal, onProgress } = options;
     const graph = graphs.get(isSubagentKind(task.kind) ? task.kind : 'general-purpose');
-    if (!graph) throw new Error(`unknown sub-agent ${task.kind}`);
+    if (!graph) throw new InternalInvariantError(`unknown sub-agent ${task.kind}`);
     const timeout = AbortSignal.timeout(timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let last: BaseMessage | undefined;
@@ -157,7 +157,7 @@ export function createTaskTool(deps: TaskToolDeps) {
             if (config.signal?.aborted) throw err;
             if (err instanceof TaskTimeoutError) {
               emit('task_timed_out');
-              throw new Error(`sub-agent task "${description}" ${err.message}`);
+              throw new TaskTimeoutError(`sub-agent task "${description}" ${err.message}`);
             }
             emit('task_failed', { error: err instanceof Error ? err.message : String(err) });
             throw err;

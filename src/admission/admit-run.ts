@@ -3,12 +3,12 @@
 // from the tick, so that a tick taken twice starts one run.
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity.js';
-import { NotFoundError } from '../errors.js';
 import type { GraphRegistry } from '../../graphs/registry.js';
 import { runStartsAt, type RunKwargs, type StreamMode } from '../queue/run-kwargs.js';
 import type { RunDispatcher } from '../queue/run-queue.js';
 import { nowIso, type StoredRun } from '../store/records.js';
 import type { CustomAgentStore } from '../agents/agents.js';
+import { RunNotFoundError, ThreadNotFoundError } from '../store/store.errors.js';
 import type { Stores } from '../stores.js';
 import { signalCancel, type CancelDeps } from './cancel-run.js';
 import { mergeAssistant, resolveRunAssistant } from './run-assistant.js';
@@ -102,7 +102,7 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
     if (threadId === null) {
       await threads.create({ threadId: tid, metadata: { graph_id: graphId, assistant_id: assistantId }, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise', owner });
     } else if (!(await threads.get(tid))) {
-      if (body.if_not_exists !== 'create') throw new NotFoundError(`Thread ${tid} not found`);
+      if (body.if_not_exists !== 'create') throw new ThreadNotFoundError(`Thread ${tid} not found`);
       await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing', owner });
     }
     const thread = await threads.require(tid);
@@ -155,7 +155,7 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
     } else if (strategy === 'interrupt' || strategy === 'rollback') {
       // The new run waits at the head of the queue; cancelling the active run hands it over.
       const result = await signalCancel(deps, tid, created.waitingBehind, strategy);
-      if (result === 'missing') throw new NotFoundError(`Run ${created.waitingBehind} not found on thread ${tid}`);
+      if (result === 'missing') throw new RunNotFoundError(`Run ${created.waitingBehind} not found on thread ${tid}`);
       // A run still waiting out `after_seconds` has no worker to tell: make its job due, and the
       // worker that takes it settles it as cancelled.
       if (result === 'signalled') await deps.dispatcher.promote(tid, created.waitingBehind);

@@ -2,10 +2,11 @@
 // one a client stored. Resolved here so that HTTP runs and cron ticks resolve it the same way.
 import type { Static } from 'typebox';
 import { mayReach, type Identity } from '../auth/identity.js';
-import { NotFoundError } from '../errors.js';
+import { GraphNotFoundError } from '../../graphs/graphs.errors.js';
 import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import type { RunConfigSchema } from '../queue/run-kwargs.js';
 import type { AssistantStore } from '../store/assistants.js';
+import { AssistantNotFoundError } from '../store/store.errors.js';
 
 export type RunConfig = Static<typeof RunConfigSchema>;
 
@@ -28,11 +29,11 @@ export async function resolveRunAssistant(deps: RunAssistantDeps, assistantId: s
   const stored = await deps.assistants.get(id);
   // Another user's assistant is as unknown as one that does not exist.
   if (!stored || !mayReach(caller, stored.owner)) {
-    throw new NotFoundError(`No assistant found for "${id}". Use an assistant id or a configured graph id (${deps.graphs.ids().join(', ')}).`);
+    throw new AssistantNotFoundError(`No assistant found for "${id}". Use an assistant id or a configured graph id (${deps.graphs.ids().join(', ')}).`);
   }
   const { assistant } = stored;
   if (!deps.graphs.has(assistant.graph_id)) {
-    throw new NotFoundError(`Graph "${assistant.graph_id}" not found. Configured graphs: ${deps.graphs.ids().join(', ')}.`);
+    throw new GraphNotFoundError(`Graph "${assistant.graph_id}" not found. Configured graphs: ${deps.graphs.ids().join(', ')}.`);
   }
   return { assistantId: id, graphId: assistant.graph_id, config: assistant.config as RunConfig, context: assistant.context };
 }

@@ -1,19 +1,20 @@
 // The checks a run-create body passes before anything is stored: fields Warren refuses by name,
 // the custom agent it names, and where its webhook may go. HTTP runs and cron ticks share them.
 import { mayReach, type Identity } from '../auth/identity.js';
-import { ValidationError } from '../errors.js';
+import { OptionUnsupportedError } from '../errors.js';
 import { assertPublicHost } from '../net/outbound-guard.js';
-import { isAgentName, type CustomAgentStore } from '../agents/agents.js';
+import { AgentNameInvalidError, isAgentName, type CustomAgentStore } from '../agents/agents.js';
+import { RunAgentUnknownError, WebhookRefusedError } from './admission.errors.js';
 import type { RunCreate } from './run-create.schema.js';
 
 /** A webhook must reach a public host (unless config allows private ones): refused now, not at the end. */
 export async function checkWebhook(url: string | null | undefined, allowPrivate: boolean): Promise<void> {
   if (!url) return;
   const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ValidationError(`webhook: ${parsed.protocol} is not http or https.`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new WebhookRefusedError(`webhook: ${parsed.protocol} is not http or https.`);
   if (allowPrivate) return;
   await assertPublicHost(parsed, 'webhooks').catch((err: unknown) => {
-    throw new ValidationError(`webhook: ${err instanceof Error ? err.message : String(err)}`);
+    throw new WebhookRefusedError(`webhook: ${err instanceof Error ? err.message : String(err)}`);
   });
 }
 
@@ -27,11 +28,11 @@ export async function checkAgentName(body: Pick<RunCreate, 'config' | 'context'>
   const name = agentNameOf(body);
   if (name === undefined || name === null || name === '') return;
   if (typeof name !== 'string' || !isAgentName(name)) {
-    throw new ValidationError(`agent_name: ${JSON.stringify(name)} is not an agent name (letters, digits and hyphens, at most 64).`);
+    throw new AgentNameInvalidError(`agent_name: ${JSON.stringify(name)} is not an agent name (letters, digits and hyphens, at most 64).`);
   }
   const agent = await agents.get(name.toLowerCase());
   // Another user's agent is as unknown as one that does not exist.
-  if (!agent || !mayReach(caller, agent.owner)) throw new ValidationError(`agent_name: no custom agent named '${name.toLowerCase()}' (see GET /api/agents).`);
+  if (!agent || !mayReach(caller, agent.owner)) throw new RunAgentUnknownError(`agent_name: no custom agent named '${name.toLowerCase()}' (see GET /api/agents).`);
 }
 
 /**
@@ -40,7 +41,7 @@ export async function checkAgentName(body: Pick<RunCreate, 'config' | 'context'>
  */
 export function refuseUnsupported(body: Partial<RunCreate>): void {
   const refuse = (field: string, why: string) => {
-    throw new ValidationError(`${field}: ${why}`);
+    throw new OptionUnsupportedError(`${field}: ${why}`);
   };
   if (body.durability === 'exit' || body.checkpoint_during === false) {
     refuse(body.durability === 'exit' ? 'durability' : 'checkpoint_during', 'Warren stores a checkpoint after every step (runs resume from it after a worker fails); checkpointing only at exit is not supported');

@@ -2,7 +2,7 @@
 // tool groups must be known, so a run never meets an agent it cannot honour.
 import { mayReach, ownerFilter, type Identity } from '../auth/identity.js';
 import type { AppConfig } from '../config/app-config.schemas.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { AgentExistsError, AgentModelUnknownError, AgentNotFoundError, AgentToolGroupUnknownError } from './agents.errors.js';
 import { TOOL_GROUPS, type CustomAgent, type CustomAgentStore } from './custom-agent-store.js';
 import type { Agent, AgentCheck, AgentCreate, AgentList, AgentUpdate } from './agents.schemas.js';
 
@@ -13,15 +13,15 @@ export function createAgentsService(deps: { agents: CustomAgentStore; config: Pi
 
   const check = (fields: Pick<AgentUpdate, 'model' | 'tool_groups'>): void => {
     if (fields.model && !deps.config.models.some((m) => m.name === fields.model)) {
-      throw new ValidationError(`model: '${fields.model}' is not a configured model (configured: ${deps.config.models.map((m) => m.name).join(', ') || 'none'}).`);
+      throw new AgentModelUnknownError(`model: '${fields.model}' is not a configured model (configured: ${deps.config.models.map((m) => m.name).join(', ') || 'none'}).`);
     }
     const unknown = (fields.tool_groups ?? []).filter((g) => !(TOOL_GROUPS as readonly string[]).includes(g));
-    if (unknown.length > 0) throw new ValidationError(`tool_groups: unknown group ${unknown.map((g) => `'${g}'`).join(', ')} (known: ${TOOL_GROUPS.join(', ')}).`);
+    if (unknown.length > 0) throw new AgentToolGroupUnknownError(`tool_groups: unknown group ${unknown.map((g) => `'${g}'`).join(', ')} (known: ${TOOL_GROUPS.join(', ')}).`);
   };
   /** Another user's agent answers as one that does not exist. */
   const require = async (name: string, caller: Identity): Promise<CustomAgent> => {
     const agent = await agents.get(name.toLowerCase());
-    if (!agent || !mayReach(caller, agent.owner)) throw new NotFoundError(`Agent '${name.toLowerCase()}' not found.`);
+    if (!agent || !mayReach(caller, agent.owner)) throw new AgentNotFoundError(`Agent '${name.toLowerCase()}' not found.`);
     return agent;
   };
 
@@ -54,7 +54,7 @@ export function createAgentsService(deps: { agents: CustomAgentStore; config: Pi
         updated_at: now,
         owner: caller.user,
       };
-      if (!(await agents.create(agent))) throw new ConflictError(`Agent '${agent.name}' already exists.`);
+      if (!(await agents.create(agent))) throw new AgentExistsError(`Agent '${agent.name}' already exists.`);
       return answer(agent);
     },
 
@@ -68,14 +68,14 @@ export function createAgentsService(deps: { agents: CustomAgentStore; config: Pi
         soul: body.soul === null ? '' : (body.soul ?? current.soul),
         updated_at: new Date().toISOString(),
       }));
-      if (!updated) throw new NotFoundError(`Agent '${name.toLowerCase()}' not found.`);
+      if (!updated) throw new AgentNotFoundError(`Agent '${name.toLowerCase()}' not found.`);
       return answer(updated);
     },
 
     async remove(name: string, caller: Identity): Promise<{ success: boolean; message: string }> {
       const normalized = name.toLowerCase();
       await require(normalized, caller);
-      if (!(await agents.remove(normalized))) throw new NotFoundError(`Agent '${normalized}' not found.`);
+      if (!(await agents.remove(normalized))) throw new AgentNotFoundError(`Agent '${normalized}' not found.`);
       return { success: true, message: `Agent '${normalized}' deleted.` };
     },
   };

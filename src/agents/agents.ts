@@ -6,3 +6,4 @@
 // composition roots also reach its routes and service).
 export { createCustomAgentStore, isAgentName } from './custom-agent-store.js';
 export type { CustomAgent, CustomAgentStore } from './custom-agent-store.js';
+export { AgentNameInvalidError } from './agents.errors.js';

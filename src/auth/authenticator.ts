@@ -5,8 +5,9 @@
 import type { FastifyRequest } from 'fastify';
 import { importModuleExport } from '../config/module-loader.js';
 import type { AuthConfig } from '../config/app-config.schemas.js';
-import { ConfigError, UnauthorizedError } from '../errors.js';
+import { ConfigError } from '../errors.js';
 import { OPEN_ACCESS, type AccessPolicy } from './access.js';
+import { ApiKeyInvalidError, ApiKeyNotAcceptedError, CredentialsMissingError } from './auth.errors.js';
 import { createKeyLookup, keyEntries, type KeyEntry } from './api-keys.js';
 import { customAuthFrom, type CustomAuth } from './custom-module.js';
 import { ANONYMOUS, type Identity } from './identity.js';
@@ -55,16 +56,16 @@ export function createAuthenticator({ keys = [], jwt = null, custom = null }: Au
     policy: OPEN_ACCESS,
     async authenticate(request) {
       const credential = presentedCredential(request);
-      if (credential === null) throw new UnauthorizedError(missing);
+      if (credential === null) throw new CredentialsMissingError(missing);
       if (credential.from === 'x-api-key') {
-        if (!lookup) throw new UnauthorizedError('API keys are not accepted here: send a token as Authorization: Bearer <token>.');
+        if (!lookup) throw new ApiKeyNotAcceptedError('API keys are not accepted here: send a token as Authorization: Bearer <token>.');
         const identity = lookup(credential.value);
         if (identity) return identity;
-        throw new UnauthorizedError('Invalid API key.');
+        throw new ApiKeyInvalidError('Invalid API key.');
       }
       const identity = lookup?.(credential.value) ?? null;
       if (identity) return identity;
-      if (!jwt) throw new UnauthorizedError('Invalid API key.');
+      if (!jwt) throw new ApiKeyInvalidError('Invalid API key.');
       return jwt.verify(credential.value);
     },
   };

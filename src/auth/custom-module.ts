@@ -17,7 +17,8 @@
 //  - without an `authenticate` callback every request is the anonymous admin and handlers are
 //    not consulted, as LangGraph skips them when no user was authenticated.
 import type { FastifyRequest } from 'fastify';
-import { ConfigError, ForbiddenError, HttpStatusError } from '../errors.js';
+import { ConfigError, HttpStatusError } from '../errors.js';
+import { AccessRefusedError, AuthModuleInvalidError } from './auth.errors.js';
 import type { AccessFilter, AccessPolicy, AccessRequest } from './access.js';
 import { ANONYMOUS, type Identity } from './identity.js';
 
@@ -77,16 +78,16 @@ const USER_LIMIT = 256;
 /** LangGraph's two answer shapes as an Identity; anything else is the module's fault (500). */
 function toIdentity(answer: unknown): Identity {
   if (typeof answer === 'string') {
-    if (answer === '' || answer.length > USER_LIMIT) throw new Error('The auth module answered an empty or over-long identity.');
+    if (answer === '' || answer.length > USER_LIMIT) throw new AuthModuleInvalidError('The auth module answered an empty or over-long identity.');
     return { user: answer, role: 'user', permissions: [] };
   }
   if (answer !== null && typeof answer === 'object' && typeof (answer as { identity?: unknown }).identity === 'string') {
     const { identity, permissions, role, ...details } = answer as Record<string, unknown> & { identity: string };
-    if (identity === '' || identity.length > USER_LIMIT) throw new Error('The auth module answered an empty or over-long identity.');
+    if (identity === '' || identity.length > USER_LIMIT) throw new AuthModuleInvalidError('The auth module answered an empty or over-long identity.');
     const granted = Array.isArray(permissions) ? permissions.filter((p): p is string => typeof p === 'string') : [];
     return { user: identity, role: role === 'admin' ? 'admin' : 'user', permissions: granted, details };
   }
-  throw new Error('The auth module answered neither a string nor an object with a string `identity`.');
+  throw new AuthModuleInvalidError('The auth module answered neither a string nor an object with a string `identity`.');
 }
 
 /** The `user` handlers see: what `authenticate` answered, with LangGraph's defaults filled in. */
@@ -124,9 +125,9 @@ function handlerPolicy(table: HandlerTable): AccessPolicy {
         throw asHttpError(err);
       }
       if (result === null || result === undefined || result === true) return null;
-      if (result === false) throw new ForbiddenError(`Forbidden: the auth handler for "${key}" refused ${resource}:${action}.`);
+      if (result === false) throw new AccessRefusedError(`Forbidden: the auth handler for "${key}" refused ${resource}:${action}.`);
       if (typeof result !== 'object' || Array.isArray(result)) {
-        throw new Error(`The auth handler for "${key}" answered a ${typeof result}; it must answer a filter object, null, undefined or a boolean.`);
+        throw new AuthModuleInvalidError(`The auth handler for "${key}" answered a ${typeof result}; it must answer a filter object, null, undefined or a boolean.`);
       }
       return result as Record<string, unknown>;
     },

@@ -5,11 +5,11 @@
 // at the next refetch. A refusal names what failed and never echoes the token.
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload } from 'jose';
 import type { JwtConfig } from '../config/app-config.schemas.js';
-import { ServiceUnavailableError, UnauthorizedError } from '../errors.js';
+import { TokenExpiredError, TokenInvalidError, TokenIssuerUnavailableError } from './auth.errors.js';
 import type { Identity } from './identity.js';
 
 export interface JwtVerifier {
-  /** The identity a token stands for; UnauthorizedError (401) names why not. */
+  /** The identity a token stands for; a 401 (TokenExpiredError, TokenInvalidError) names why not. */
   verify(token: string): Promise<Identity>;
 }
 
@@ -36,23 +36,23 @@ function stringsOf(value: unknown): string[] {
 
 /** Why a token was refused, in words a client can act on, from jose's error. */
 function refusal(err: unknown): Error {
-  if (err instanceof errors.JWTExpired) return new UnauthorizedError('Invalid token: it has expired.');
+  if (err instanceof errors.JWTExpired) return new TokenExpiredError('Invalid token: it has expired.');
   if (err instanceof errors.JWTClaimValidationFailed) {
-    if (err.claim === 'iss') return new UnauthorizedError('Invalid token: wrong issuer.');
-    if (err.claim === 'aud') return new UnauthorizedError('Invalid token: wrong audience.');
-    if (err.claim === 'nbf') return new UnauthorizedError('Invalid token: not yet valid.');
-    if (err.claim === 'iat') return new UnauthorizedError('Invalid token: issued in the future.');
-    if (err.reason === 'missing') return new UnauthorizedError(`Invalid token: it has no "${err.claim}" claim.`);
-    return new UnauthorizedError(`Invalid token: the "${err.claim}" claim is invalid.`);
+    if (err.claim === 'iss') return new TokenInvalidError('Invalid token: wrong issuer.');
+    if (err.claim === 'aud') return new TokenInvalidError('Invalid token: wrong audience.');
+    if (err.claim === 'nbf') return new TokenInvalidError('Invalid token: not yet valid.');
+    if (err.claim === 'iat') return new TokenInvalidError('Invalid token: issued in the future.');
+    if (err.reason === 'missing') return new TokenInvalidError(`Invalid token: it has no "${err.claim}" claim.`);
+    return new TokenInvalidError(`Invalid token: the "${err.claim}" claim is invalid.`);
   }
-  if (err instanceof errors.JWKSNoMatchingKey) return new UnauthorizedError('Invalid token: signed by an unknown key.');
-  if (err instanceof errors.JWKSMultipleMatchingKeys) return new UnauthorizedError('Invalid token: its key id matches more than one key.');
-  if (err instanceof errors.JWSSignatureVerificationFailed) return new UnauthorizedError('Invalid token: bad signature.');
-  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) return new UnauthorizedError('Invalid token: its signing algorithm is not accepted.');
-  if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return new UnauthorizedError('Invalid token: it is malformed.');
-  if (err instanceof errors.JWKSTimeout) return new ServiceUnavailableError("Service unavailable: the token issuer's keys could not be fetched in time. Retry shortly.");
+  if (err instanceof errors.JWKSNoMatchingKey) return new TokenInvalidError('Invalid token: signed by an unknown key.');
+  if (err instanceof errors.JWKSMultipleMatchingKeys) return new TokenInvalidError('Invalid token: its key id matches more than one key.');
+  if (err instanceof errors.JWSSignatureVerificationFailed) return new TokenInvalidError('Invalid token: bad signature.');
+  if (err instanceof errors.JOSEAlgNotAllowed || err instanceof errors.JOSENotSupported) return new TokenInvalidError('Invalid token: its signing algorithm is not accepted.');
+  if (err instanceof errors.JWTInvalid || err instanceof errors.JWSInvalid) return new TokenInvalidError('Invalid token: it is malformed.');
+  if (err instanceof errors.JWKSTimeout) return new TokenIssuerUnavailableError("Service unavailable: the token issuer's keys could not be fetched in time. Retry shortly.");
   // The key set could not be fetched or read: the issuer's trouble, not the client's.
-  return new ServiceUnavailableError("Service unavailable: the token issuer's keys could not be fetched. Retry shortly.", { cause: err });
+  return new TokenIssuerUnavailableError("Service unavailable: the token issuer's keys could not be fetched. Retry shortly.", { cause: err });
 }
 
 async function discoverJwksUrl(config: JwtConfig): Promise<URL> {
@@ -61,14 +61,14 @@ async function discoverJwksUrl(config: JwtConfig): Promise<URL> {
   let document: unknown;
   try {
     const res = await fetch(url, { signal: AbortSignal.timeout(config.fetch_timeout_seconds * 1000), redirect: 'error' });
-    if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+    if (!res.ok) throw new TokenIssuerUnavailableError(`${url} answered ${res.status}`);
     document = await res.json();
   } catch (err) {
-    throw new ServiceUnavailableError("Service unavailable: the token issuer's discovery document could not be read. Retry shortly.", { cause: err });
+    throw new TokenIssuerUnavailableError("Service unavailable: the token issuer's discovery document could not be read. Retry shortly.", { cause: err });
   }
   const jwksUri = (document as { jwks_uri?: unknown } | null)?.jwks_uri;
   if (typeof jwksUri !== 'string' || !/^https?:\/\//.test(jwksUri)) {
-    throw new ServiceUnavailableError("Service unavailable: the token issuer's discovery document names no jwks_uri.");
+    throw new TokenIssuerUnavailableError("Service unavailable: the token issuer's discovery document names no jwks_uri.");
   }
   return new URL(jwksUri);
 }
@@ -109,7 +109,7 @@ export function createJwtVerifier(config: JwtConfig): JwtVerifier {
       }
       const user = claim(payload, config.user_claim);
       if (typeof user !== 'string' || user === '' || user.length > 256) {
-        throw new UnauthorizedError(`Invalid token: its "${config.user_claim}" claim does not name a user.`);
+        throw new TokenInvalidError(`Invalid token: its "${config.user_claim}" claim does not name a user.`);
       }
       const roles = config.role_claim ? stringsOf(claim(payload, config.role_claim)) : [];
       const admin = roles.some((role) => config.admin_values.includes(role));

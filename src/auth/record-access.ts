@@ -4,12 +4,13 @@
 // Everything under a thread (its runs, state, history, streams, uploads, artifacts and crons) is
 // reached through the thread's id, so the check on that id guards them all. An id nobody holds
 // passes: the route then makes the record, or says 404 itself.
-import { NotFoundError, type WarrenError } from '../errors.js';
+import type { WarrenError } from '../errors.js';
 import { matchesAccessFilter, OPEN_ACCESS, type AccessAction, type AccessPolicy, type AccessResource } from './access.js';
 import type { AssistantStore } from '../store/assistants.js';
-import type { CronStore } from '../crons/crons.js';
+import { CronNotFoundError, type CronStore } from '../crons/crons.js';
 import type { RunStore } from '../store/runs.js';
 import type { ThreadStore } from '../store/threads.js';
+import { AssistantNotFoundError, RunNotFoundError, ThreadNotFoundError } from '../store/store.errors.js';
 import { ANONYMOUS_USER, isAdmin, mayReach, type Identity } from './identity.js';
 
 interface Ownership {
@@ -53,15 +54,15 @@ export function createRecordAccess(deps: RecordAccessDeps): RecordAccess {
     isAdmin(identity) || ownsOrFree(identity, await deps.threads.ownership(threadId));
 
   const requireThread = async (identity: Identity, threadId: string): Promise<void> => {
-    if (!(await reachesThread(identity, threadId))) throw new NotFoundError(`Thread ${threadId} not found`);
+    if (!(await reachesThread(identity, threadId))) throw new ThreadNotFoundError(`Thread ${threadId} not found`);
   };
   const requireAssistant = async (identity: Identity, assistantId: string): Promise<void> => {
     if (isAdmin(identity) || deps.isSystemAssistant(assistantId)) return;
-    if (!ownsOrFree(identity, await deps.assistants.ownership(assistantId))) throw new NotFoundError(`Assistant ${assistantId} not found`);
+    if (!ownsOrFree(identity, await deps.assistants.ownership(assistantId))) throw new AssistantNotFoundError(`Assistant ${assistantId} not found`);
   };
   const requireCron = async (identity: Identity, cronId: string): Promise<void> => {
     if (isAdmin(identity)) return;
-    if (!ownsOrFree(identity, await deps.crons.ownership(cronId))) throw new NotFoundError(`Cron ${cronId} not found`);
+    if (!ownsOrFree(identity, await deps.crons.ownership(cronId))) throw new CronNotFoundError(`Cron ${cronId} not found`);
   };
 
   const policy = deps.policy ?? OPEN_ACCESS;
@@ -84,7 +85,7 @@ export function createRecordAccess(deps: RecordAccessDeps): RecordAccess {
   };
 
   const checkThread: RecordCheck = async (identity, threadId, action) => {
-    const notFound = () => new NotFoundError(`Thread ${threadId} not found`);
+    const notFound = () => new ThreadNotFoundError(`Thread ${threadId} not found`);
     if (!(await reachesThread(identity, threadId))) throw notFound();
     await askHandlers(identity, 'threads', action, { thread_id: threadId }, async () => (await deps.threads.get(threadId))?.metadata, notFound);
   };
@@ -103,7 +104,7 @@ export function createRecordAccess(deps: RecordAccessDeps): RecordAccess {
       }
       await requireThread(identity, threadId);
       // Two users uploading to one free id at once: the first claim wins, the other is refused.
-      if ((await deps.threads.claim(threadId, identity.user)) !== identity.user) throw new NotFoundError(`Thread ${threadId} not found`);
+      if ((await deps.threads.claim(threadId, identity.user)) !== identity.user) throw new ThreadNotFoundError(`Thread ${threadId} not found`);
     },
     byParam: {
       thread_id: checkThread,
@@ -112,18 +113,18 @@ export function createRecordAccess(deps: RecordAccessDeps): RecordAccess {
         const threadId = await deps.runs.threadOf(runId);
         if (threadId !== null) {
           await checkThread(identity, threadId, action).catch((err: unknown) => {
-            throw err instanceof NotFoundError ? new NotFoundError(`Run ${runId} not found`) : err;
+            throw err instanceof ThreadNotFoundError ? new RunNotFoundError(`Run ${runId} not found`) : err;
           });
         }
       },
       assistant_id: async (identity, assistantId, action) => {
         await requireAssistant(identity, assistantId);
-        const notFound = () => new NotFoundError(`Assistant ${assistantId} not found`);
+        const notFound = () => new AssistantNotFoundError(`Assistant ${assistantId} not found`);
         await askHandlers(identity, 'assistants', action, { assistant_id: assistantId }, async () => (await deps.assistants.get(assistantId))?.assistant.metadata, notFound);
       },
       cron_id: async (identity, cronId, action) => {
         await requireCron(identity, cronId);
-        const notFound = () => new NotFoundError(`Cron ${cronId} not found`);
+        const notFound = () => new CronNotFoundError(`Cron ${cronId} not found`);
         await askHandlers(identity, 'crons', action, { cron_id: cronId }, async () => (await deps.crons.get(cronId))?.metadata, notFound);
       },
     },

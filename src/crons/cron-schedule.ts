@@ -1,7 +1,7 @@
 // Cron schedules as BullMQ's job schedulers read them (cron-parser, which BullMQ uses itself):
 // five fields, or six with seconds first; UTC unless a timezone is given.
 import { CronExpressionParser } from 'cron-parser';
-import { ValidationError } from '../errors.js';
+import { CronScheduleInvalidError, CronTimezoneInvalidError } from './crons.errors.js';
 
 export interface Schedule {
   schedule: string;
@@ -15,11 +15,11 @@ export function checkSchedule({ schedule, timezone }: Pick<Schedule, 'schedule' 
     try {
       new Intl.DateTimeFormat('en-US', { timeZone: timezone });
     } catch {
-      throw new ValidationError(`timezone: ${JSON.stringify(timezone)} is not an IANA time zone`);
+      throw new CronTimezoneInvalidError(`timezone: ${JSON.stringify(timezone)} is not an IANA time zone`);
     }
   }
   const fields = schedule.trim().split(/\s+/).length;
-  const problem = (why: string) => new ValidationError(`schedule: ${JSON.stringify(schedule)} is not a cron expression (${why})`);
+  const problem = (why: string) => new CronScheduleInvalidError(`schedule: ${JSON.stringify(schedule)} is not a cron expression (${why})`);
   if (fields !== 5 && fields !== 6) throw problem('give 5 fields, minute hour day month weekday, or 6 with seconds first');
   try {
     CronExpressionParser.parse(schedule, timezone ? { tz: timezone } : {});

@@ -4,9 +4,10 @@
 import type { RedisClient } from '../store/redis.js';
 import { ANONYMOUS_USER } from '../auth/identity.js';
 import { keys } from '../store/keys.js';
-import { parseJson } from '../store/json.js';
+import { jsonReader, type OnDamagedRecord } from '../store/json.js';
 import type { StoredCron } from '../store/records.js';
 import { requireScript, type ScriptCaller } from '../store/scripts.js';
+import { CronContendedError } from './crons.errors.js';
 
 export interface CronStore {
   create(cron: StoredCron): Promise<void>;
@@ -37,9 +38,11 @@ const MAX_ATTEMPTS = 20;
 /** Whose a cron is: its `user_id` (LangGraph's field), the anonymous user's when it has none. */
 export const cronOwner = (cron: Pick<StoredCron, 'user_id'>): string => cron.user_id ?? ANONYMOUS_USER;
 
-export function createCronStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): CronStore {
+export function createCronStore(redis: RedisClient, scripts: Record<string, ScriptCaller>, onDamaged: OnDamagedRecord): CronStore {
   const replaceScript = requireScript(scripts, 'replaceHashField');
   const raiseScript = requireScript(scripts, 'raiseHashField');
+  const json = jsonReader(onDamaged);
+  const recordOf = (cronId: string, raw: string | null) => json<StoredCron | null>(raw, null, `${keys.cron(cronId)}#${RECORD}`);
   const indexesOf = (cron: StoredCron): string[] => [
     keys.cronIndex(),
     keys.assistantCrons(cron.assistant_id),
@@ -48,7 +51,7 @@ export function createCronStore(redis: RedisClient, scripts: Record<string, Scri
   ];
   const read = async (cronId: string) => {
     const raw = await redis.hget(keys.cron(cronId), RECORD);
-    return raw === null ? null : { raw, cron: parseJson<StoredCron | null>(raw, null) };
+    return raw === null ? null : { raw, cron: recordOf(cronId, raw) };
   };
 
   return {
@@ -67,7 +70,7 @@ export function createCronStore(redis: RedisClient, scripts: Record<string, Scri
         const next = change(current.cron);
         if (Number(await replaceScript([keys.cron(cronId)], [RECORD, current.raw, JSON.stringify(next)])) === 1) return next;
       }
-      throw new Error(`cron ${cronId}: ${MAX_ATTEMPTS} concurrent changes in a row`);
+      throw new CronContendedError(`cron ${cronId}: ${MAX_ATTEMPTS} concurrent changes in a row`);
     },
 
     async remove(cronId) {
@@ -98,10 +101,8 @@ export function createCronStore(redis: RedisClient, scripts: Record<string, Scri
       const ids = await redis.zrange(index, 0, -1);
       if (ids.length === 0) return [];
       // Each cron is its own slot: one HGET each, sent together.
-      const replies = await Promise.all(ids.map((id) => redis.hget(keys.cron(id), RECORD)));
-      return replies
-        .map((raw) => parseJson<StoredCron | null>(raw, null))
-        .filter((c): c is StoredCron => c !== null && (!assistantId || c.assistant_id === assistantId) && (!threadId || c.thread_id === threadId));
+      const records = await Promise.all(ids.map(async (id) => recordOf(id, await redis.hget(keys.cron(id), RECORD))));
+      return records.filter((c): c is StoredCron => c !== null && (!assistantId || c.assistant_id === assistantId) && (!threadId || c.thread_id === threadId));
     },
   };
 }

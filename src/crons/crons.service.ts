@@ -4,11 +4,11 @@
 import { checkCreate, matchesAccessFilter, type AccessPolicy } from '../auth/access.js';
 import { ANONYMOUS_USER, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, ValidationError } from '../errors.js';
 import type { RunAdmission } from '../admission/admit-run.js';
 import type { RunCreate } from '../admission/run-create.schema.js';
 import type { CronScheduler } from './cron-queue.js';
 import { checkSchedule, nextRunDate } from './cron-schedule.js';
+import { CronNotFoundError, CronOptionInvalidError } from './crons.errors.js';
 import { matchesFilter } from '../store/json.js';
 import { nowIso, type Cron, type StoredCron } from '../store/records.js';
 import type { Stores } from '../stores.js';
@@ -44,7 +44,7 @@ function payloadWith(payload: Record<string, unknown>, body: Partial<Record<stri
 
 function refuseOnRunCompleted(threadId: string | null, value: unknown): void {
   if (threadId !== null && value !== undefined) {
-    throw new ValidationError('on_run_completed: only a stateless cron (POST /runs/crons) has a thread per run to delete or keep; a thread cron runs on its thread');
+    throw new CronOptionInvalidError('on_run_completed: only a stateless cron (POST /runs/crons) has a thread per run to delete or keep; a thread cron runs on its thread');
   }
 }
 
@@ -85,7 +85,7 @@ export function createCronsService(deps: CronsServiceDeps) {
 
   async function requireCron(cronId: string): Promise<StoredCron> {
     const cron = await crons.get(cronId);
-    if (!cron) throw new NotFoundError(`Cron ${cronId} not found`);
+    if (!cron) throw new CronNotFoundError(`Cron ${cronId} not found`);
     return cron;
   }
 
@@ -182,7 +182,7 @@ export function createCronsService(deps: CronsServiceDeps) {
       for (const cron of await crons.list({ threadId })) {
         await remove(cron.cron_id).catch((err: unknown) => {
           // Deleted by another request in between: gone either way.
-          if (!(err instanceof NotFoundError)) throw err;
+          if (!(err instanceof CronNotFoundError)) throw err;
         });
       }
     },

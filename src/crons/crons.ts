@@ -10,3 +10,4 @@ export type { CronTickJob } from './cron-queue.js';
 export { ticksBetween } from './cron-schedule.js';
 export { createCronStore, cronOwner } from './cron-store.js';
 export type { CronStore } from './cron-store.js';
+export { CronNotFoundError } from './crons.errors.js';

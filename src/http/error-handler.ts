@@ -1,6 +1,9 @@
 // The one error path. Every error becomes `{detail: string}`; 5xx bodies are generic and the
-// full error goes to the request's log only, except a Warren error's (507: the disk is full; 503:
-// retry), whose message is written for clients. The handler ends in a fixed body that cannot throw.
+// full error goes to the request's log only, except a Warren error's other than a 500 (507: the
+// disk is full; 503: retry), whose message is written for clients. A Warren 500 (an internal
+// invariant, a corrupt record) is a fault like any other: its message is for the log. A custom
+// auth module's own 5xx keeps its message: its author wrote it for clients. The handler ends in a
+// fixed body that cannot throw.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { asStorageError, asUnavailableError, HttpStatusError, isWarrenError } from '../errors.js';
 
@@ -60,13 +63,16 @@ function validationDetail(err: FastifyError, request: FastifyRequest): string {
   return `${pathOf(first.instancePath)} ${first.message ?? 'is invalid'}${extra}`;
 }
 
+/** Whether the client is told the error's message: a Warren error's, but for a Warren 500 (its message is for the log). */
+const writtenForClients = (err: Error, status: number): boolean => isWarrenError(err) && (status !== 500 || err instanceof HttpStatusError);
+
 export function errorHandler(raw: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   // A full disk that no write site named (a folder being created, say) still gets its 507.
   // A Redis outage is a 503 the client may retry, never a 500.
   const err = asUnavailableError(asStorageError(raw, { what: 'a file for this request' }));
   const status = statusOf(err);
   try {
-    if (status >= 500 && !isWarrenError(err)) {
+    if (status >= 500 && !writtenForClients(err, status)) {
       request.log.error({ err }, 'request failed');
       void reply.code(500).type('application/json').send(GENERIC_500);
       return;

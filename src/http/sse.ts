@@ -1,6 +1,7 @@
 // Server-Sent Events framing, in one guarded place. `event` and `id` may hold no CR or LF;
 // `data` is one line of JSON. A heartbeat comment keeps proxies from closing idle streams.
 import type { FastifyReply } from 'fastify';
+import { InternalInvariantError } from '../errors.js';
 
 export interface SseStream {
   send(event: string, data: string, id?: string): boolean;
@@ -16,7 +17,7 @@ export interface SseStream {
 const NEWLINE = /[\r\n]/;
 
 export function frameEvent(event: string, data: string, id?: string): string {
-  if (NEWLINE.test(event) || (id !== undefined && NEWLINE.test(id))) throw new Error('SSE event and id must be one line');
+  if (NEWLINE.test(event) || (id !== undefined && NEWLINE.test(id))) throw new InternalInvariantError('SSE event and id must be one line');
   // JSON.stringify never emits raw newlines, but guard anyway: split into data lines.
   const dataLines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}\n`).join('');
   return `event: ${event}\n${dataLines}${id !== undefined ? `id: ${id}\n` : ''}\n`;

@@ -44,6 +44,7 @@ export function parseRevision(text: string): MemoryRevision | null {
   try {
     parsed = JSON.parse(text.slice(start, end + 1));
   } catch {
+    // The model's answer held no JSON: no revision, and the memory stays as it is.
     return null;
   }
   return Value.Check(MemoryRevisionSchema, parsed) ? parsed : null;

@@ -7,8 +7,9 @@ import type { RedisClient } from '../store/redis.js';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { keys } from '../store/keys.js';
-import { parseJson } from '../store/json.js';
+import { jsonReader, type OnDamagedRecord } from '../store/json.js';
 import { requireScript, type ScriptCaller } from '../store/scripts.js';
+import { RedisTransactionAbortedError } from '../store/store.errors.js';
 
 export const MemoryTurnSchema = Type.Object({
   thread_id: Type.String(),
@@ -42,7 +43,8 @@ export interface MemoryTurnStore {
   release(userId: string, token: string): Promise<void>;
 }
 
-export function createMemoryTurnStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): MemoryTurnStore {
+export function createMemoryTurnStore(redis: RedisClient, scripts: Record<string, ScriptCaller>, onDamaged: OnDamagedRecord): MemoryTurnStore {
+  const json = jsonReader(onDamaged);
   const releaseToken = requireScript(scripts, 'releaseLock');
   const claim = async (userId: string, token: string, claimMs: number) => (await redis.set(keys.memoryUpdateDue(userId), token, 'PX', claimMs, 'NX')) === 'OK';
 
@@ -56,7 +58,7 @@ export function createMemoryTurnStore(redis: RedisClient, scripts: Record<string
         .set(keys.memoryUpdateDue(userId), token, 'PX', claimMs, 'NX')
         .exec();
       const failed = replies?.find(([err]) => err);
-      if (!replies || failed) throw failed?.[0] ?? new Error('memory turn not stored');
+      if (!replies || failed) throw failed?.[0] ?? new RedisTransactionAbortedError('memory turn not stored');
       return replies[2]?.[1] === 'OK';
     },
 
@@ -66,9 +68,10 @@ export function createMemoryTurnStore(redis: RedisClient, scripts: Record<string
     },
 
     async waiting(userId) {
-      const raws = await redis.lrange(keys.memoryTurns(userId), 0, -1);
+      const list = keys.memoryTurns(userId);
+      const raws = await redis.lrange(list, 0, -1);
       return raws.flatMap((raw) => {
-        const turn = parseJson<unknown>(raw, null);
+        const turn = json<unknown>(raw, null, list);
         return Value.Check(MemoryTurnSchema, turn) ? [{ turn, raw }] : [];
       });
     },

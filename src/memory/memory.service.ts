@@ -2,7 +2,6 @@
 // `max_facts` would drop at once is refused rather than silently lost, and every change is a
 // compare-and-set on the stored document (MemoryStore.change), so concurrent writers keep theirs.
 import type { MemoryConfig } from '../config/app-config.schemas.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import {
   emptyMemory,
   hasFactLike,
@@ -17,6 +16,7 @@ import {
   type MemoryFact,
 } from './memory-document.js';
 import { memoryUserOf, type MemoryStore } from './memory-store.js';
+import { MemoryFactDuplicateError, MemoryFactEmptyError, MemoryFactNotFoundError, MemoryFullError, MemoryImportInvalidError } from './memory.errors.js';
 import type { Identity } from '../auth/identity.js';
 import type { FactCreate, FactPatch, MemoryImport, MemorySettings, MemoryStatus } from './memory.schemas.js';
 
@@ -24,12 +24,12 @@ import type { FactCreate, FactPatch, MemoryImport, MemorySettings, MemoryStatus 
 const DEFAULT_CATEGORY = 'context';
 const DEFAULT_CONFIDENCE = 0.5;
 
-const factNotFound = (id: string) => new NotFoundError(`Memory fact '${id}' not found.`);
-const duplicate = () => new ConflictError('A fact with the same content already exists.');
+const factNotFound = (id: string) => new MemoryFactNotFoundError(`Memory fact '${id}' not found.`);
+const duplicate = () => new MemoryFactDuplicateError('A fact with the same content already exists.');
 
 function cleanContent(content: string): string {
   const trimmed = content.trim();
-  if (trimmed === '') throw new ValidationError('content: a memory fact cannot be empty.');
+  if (trimmed === '') throw new MemoryFactEmptyError('content: a memory fact cannot be empty.');
   return trimmed;
 }
 
@@ -83,7 +83,7 @@ function memoryServiceFor(deps: MemoryServiceDeps, userId: string) {
         return next.facts.some((f) => f.id === fact.id) ? next : null;
       });
       if (!updated.facts.some((f) => f.id === fact.id)) {
-        throw new ConflictError(`The fact was not stored: memory.max_facts (${config.max_facts}) keeps more confident facts.`);
+        throw new MemoryFullError(`The fact was not stored: memory.max_facts (${config.max_facts}) keeps more confident facts.`);
       }
       return updated;
     },
@@ -112,9 +112,9 @@ function memoryServiceFor(deps: MemoryServiceDeps, userId: string) {
 
     import(body: MemoryImport): Promise<MemoryDocument> {
       const facts = body.facts ?? [];
-      if (facts.length > config.max_facts) throw new ValidationError(`facts: ${facts.length} facts, more than memory.max_facts (${config.max_facts}).`);
+      if (facts.length > config.max_facts) throw new MemoryImportInvalidError(`facts: ${facts.length} facts, more than memory.max_facts (${config.max_facts}).`);
       const ids = new Set(facts.map((f) => f.id));
-      if (ids.size !== facts.length) throw new ValidationError('facts: two facts share an id.');
+      if (ids.size !== facts.length) throw new MemoryImportInvalidError('facts: two facts share an id.');
       return memory.replace(userId, {
         version: body.version ?? MEMORY_VERSION,
         lastUpdated: body.lastUpdated ?? now(),

@@ -70,7 +70,7 @@ export interface RunDispatcher {
  * the caller for ever. The process is on its way out; nothing is left to wait for.
  */
 export function dropConnection(closeable: { disconnect(): Promise<void> }): Promise<void> {
-  closeable.disconnect().catch(() => undefined);
+  closeable.disconnect().catch(() => undefined); // The process is on its way out: nobody is left to tell.
   return Promise.resolve();
 }
 

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
 import { TaskTimeoutError } from '../errors.js';
+import { TaskFailedError } from './queue.errors.js';
 import { keys } from '../store/keys.js';
 import { bullPrefixFor, connectionErrorLog } from '../store/redis.js';
 import { traceCarrier } from '../tracing/tracing.js';
@@ -121,7 +122,7 @@ export function createTaskDispatcher(connection: ConnectionOptions, runQueueName
         if (stopped.aborted) await stop(jobId);
         if (timeout.aborted && !signal?.aborted) throw new TaskTimeoutError(`timed out after ${Math.round(timeoutMs / 1000)} s`);
         // A failed job rejects with its failure reason: pass it on as the task's error.
-        throw err instanceof Error ? err : new Error(String(err));
+        throw err instanceof Error ? err : new TaskFailedError(String(err));
       } finally {
         progressListeners.delete(jobId);
       }

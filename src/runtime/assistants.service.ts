@@ -3,12 +3,13 @@
 import { checkCreate, matchesAccessFilter, type AccessPolicy } from '../auth/access.js';
 import { mayReach, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
-import { ConflictError, NotFoundError } from '../errors.js';
+import { GraphNotFoundError } from '../../graphs/graphs.errors.js';
 import type { GraphRegistry, HostedGraph } from '../../graphs/registry.js';
 import { resolveRunAssistant, type RunAssistant, type RunConfig } from '../admission/run-assistant.js';
 import { matchesFilter } from '../store/json.js';
 import { nowIso, type Assistant, type AssistantVersion } from '../store/records.js';
 import type { StoredAssistant } from '../store/assistants.js';
+import { AssistantNotFoundError } from '../store/store.errors.js';
 import type { Stores } from '../stores.js';
 import type {
   AssistantCount,
@@ -20,6 +21,7 @@ import type {
   GraphSchemas,
 } from './assistants.schemas.js';
 import { graphSchemas } from './graph-schemas.js';
+import { AssistantContendedError, AssistantExistsError, AssistantReadOnlyError, AssistantVersionNotFoundError } from './runtime.errors.js';
 
 export interface AssistantsServiceDeps {
   stores: Pick<Stores, 'assistants' | 'threads'>;
@@ -62,16 +64,16 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
   const isSystem = (id: string) => deps.graphs.has(id);
 
   const requireGraph = (graphId: string) => {
-    if (!deps.graphs.has(graphId)) throw new NotFoundError(`Graph "${graphId}" not found. Configured graphs: ${deps.graphs.ids().join(', ')}.`);
+    if (!deps.graphs.has(graphId)) throw new GraphNotFoundError(`Graph "${graphId}" not found. Configured graphs: ${deps.graphs.ids().join(', ')}.`);
   };
   const refuseSystem = (id: string, what: string) => {
     if (isSystem(id)) {
-      throw new ConflictError(`Assistant ${id} is the system assistant of graph ${id}, which is read-only: ${what} is refused. Create an assistant for the graph instead.`);
+      throw new AssistantReadOnlyError(`Assistant ${id} is the system assistant of graph ${id}, which is read-only: ${what} is refused. Create an assistant for the graph instead.`);
     }
   };
   const requireStored = async (id: string): Promise<StoredAssistant> => {
     const stored = await store.get(id);
-    if (!stored) throw new NotFoundError(`Assistant ${id} not found`);
+    if (!stored) throw new AssistantNotFoundError(`Assistant ${id} not found`);
     return stored;
   };
   const get = async (id: string): Promise<Assistant> => (isSystem(id) ? systemAssistant(id) : (await requireStored(id)).assistant);
@@ -83,7 +85,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       const next = change(current, nowIso());
       if (await store.save({ expected: current.maxVersion, ...next })) return next.assistant;
     }
-    throw new ConflictError(`Assistant ${id} is being changed by other requests; try again`);
+    throw new AssistantContendedError(`Assistant ${id} is being changed by other requests; try again`);
   }
 
   async function matching(filter: AssistantCount, caller: Identity): Promise<Assistant[]> {
@@ -130,7 +132,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
       };
       if (!isSystem(id) && (await store.save({ expected: null, assistant, maxVersion: 1, version: versionOf(assistant), owner: caller.user }))) return assistant;
       // `do_nothing` answers the existing assistant, unless it is another user's.
-      if (ifExists === 'raise' || (!isSystem(id) && !mayReach(caller, (await store.ownership(id)).owner))) throw new ConflictError(`Assistant ${id} already exists`);
+      if (ifExists === 'raise' || (!isSystem(id) && !mayReach(caller, (await store.ownership(id)).owner))) throw new AssistantExistsError(`Assistant ${id} already exists`);
       return get(id);
     },
 
@@ -169,7 +171,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
         });
         for (const thread of threads) await deps.removeThread(thread.thread_id);
       }
-      if (!(await store.remove(id))) throw new NotFoundError(`Assistant ${id} not found`);
+      if (!(await store.remove(id))) throw new AssistantNotFoundError(`Assistant ${id} not found`);
     },
 
     async search(body: AssistantSearch, caller: Identity): Promise<{ assistants: Partial<Assistant>[]; total: number }> {
@@ -184,7 +186,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
 
     async versions(id: string, query: AssistantVersionsQuery): Promise<AssistantVersion[]> {
       const all = isSystem(id) ? [versionOf(systemAssistant(id))] : await store.versions(id);
-      if (all.length === 0) throw new NotFoundError(`Assistant ${id} not found`);
+      if (all.length === 0) throw new AssistantNotFoundError(`Assistant ${id} not found`);
       return all
         .filter((v) => !query.metadata || matchesFilter(v.metadata, query.metadata))
         .sort((a, b) => b.version - a.version)
@@ -193,13 +195,13 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
 
     async setLatest(id: string, version: number): Promise<Assistant> {
       if (isSystem(id)) {
-        if (version !== 1) throw new NotFoundError(`Assistant ${id} has no version ${version}`);
+        if (version !== 1) throw new AssistantVersionNotFoundError(`Assistant ${id} has no version ${version}`);
         return systemAssistant(id);
       }
       const chosen = await store.version(id, version);
       if (!chosen) {
         await requireStored(id);
-        throw new NotFoundError(`Assistant ${id} has no version ${version}`);
+        throw new AssistantVersionNotFoundError(`Assistant ${id} has no version ${version}`);
       }
       return update(id, ({ assistant, maxVersion }, now) => ({
         assistant: { ...chosen, created_at: assistant.created_at, updated_at: now },

@@ -28,6 +28,7 @@ function tryExtract(extract: (graph: unknown) => unknown, graph: HostedGraph): J
     const schema = extract(graph);
     return schema && typeof schema === 'object' ? (schema as JsonSchema) : null;
   } catch {
+    // LangGraph could not convert this graph's schema: the route answers without it, as LangGraph does.
     return null;
   }
 }

@@ -22,9 +22,9 @@ import {
 } from './runs.schemas.js';
 import type { CreatedRun, RunsService } from './runs.service.js';
 import type { RuntimeSettings } from './runtime-deps.js';
-import { BadRequestError } from '../errors.js';
 import { isStreamCursor } from '../store/run-stream.js';
 import { publicRun } from '../store/runs.js';
+import { StreamCursorInvalidError } from './runtime.errors.js';
 
 const tags = ['runs'];
 const sseResponse = { 200: { description: 'Server-Sent Events: metadata, one event per chunk, end.', type: 'string' as const }, ...errorResponses };
@@ -184,7 +184,7 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     await runs.get(threadId, runId);
     const lastEventId = req.headers['last-event-id'];
     if (typeof lastEventId === 'string' && lastEventId !== '' && !isStreamCursor(lastEventId)) {
-      throw new BadRequestError(`Last-Event-ID "${lastEventId.slice(0, 64)}" is not an event id of this stream`);
+      throw new StreamCursorInvalidError(`Last-Event-ID "${lastEventId.slice(0, 64)}" is not an event id of this stream`);
     }
     await relaySse(reply, relay, {
       threadId,

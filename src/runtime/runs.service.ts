@@ -3,7 +3,8 @@
 import type { Identity } from '../auth/identity.js';
 import type { AccessPolicy } from '../auth/access.js';
 import type { RecordAccess } from '../auth/record-access.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { MalformedRequestError } from '../errors.js';
+import { RunNotFoundError } from '../store/store.errors.js';
 import { createRunAdmission, type AdmittedRun, type RunAdmissionDeps } from '../admission/admit-run.js';
 import { signalCancel } from '../admission/cancel-run.js';
 import { isRunSettled, type StoredRun } from '../store/records.js';
@@ -32,24 +33,24 @@ export function createRunsService(deps: RunsServiceDeps) {
   }
 
   async function cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<void> {
-    if ((await stop(threadId, runId, action)) === 'missing') throw new NotFoundError(`Run ${runId} not found on thread ${threadId}`);
+    if ((await stop(threadId, runId, action)) === 'missing') throw new RunNotFoundError(`Run ${runId} not found on thread ${threadId}`);
   }
 
   /** The runs a bulk cancel names: by ids (on one thread, or found by id), or by status. */
   async function cancelTargets(body: RunCancelMany, caller: Identity): Promise<Array<{ threadId: string; runId: string }>> {
     if (body.run_ids) {
-      if (body.status) throw new BadRequestError('Give either run_ids or status, not both');
+      if (body.status) throw new MalformedRequestError('Give either run_ids or status, not both');
       return Promise.all(
         body.run_ids.map(async (runId) => {
           const threadId = body.thread_id ?? (await runs.threadOf(runId));
           if (!threadId || !(await deps.access.reachesThread(caller, threadId)) || !(await runs.get(threadId, runId))) {
-            throw new NotFoundError(`Run ${runId} not found`);
+            throw new RunNotFoundError(`Run ${runId} not found`);
           }
           return { threadId, runId };
         }),
       );
     }
-    if (!body.status) throw new BadRequestError('Give run_ids (with or without thread_id) or status');
+    if (!body.status) throw new MalformedRequestError('Give run_ids (with or without thread_id) or status');
     if (body.thread_id) {
       await deps.access.requireThread(caller, body.thread_id);
       await threads.require(body.thread_id);
@@ -96,7 +97,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     /** The thread a run belongs to (stateless routes address runs by id alone). */
     async threadOf(runId: string): Promise<string> {
       const threadId = await runs.threadOf(runId);
-      if (!threadId) throw new NotFoundError(`Run ${runId} not found`);
+      if (!threadId) throw new RunNotFoundError(`Run ${runId} not found`);
       return threadId;
     },
 

@@ -93,11 +93,12 @@ export async function runWebSocketRoutes(app: FastifyInstance, deps: RunWebSocke
 
       socket.on('message', (raw: Buffer, isBinary: boolean) => {
         void (async () => {
+          if (isBinary) return refuse('Messages must be JSON text');
           let message: unknown;
           try {
-            if (isBinary) throw new Error('binary');
             message = JSON.parse(raw.toString('utf8'));
           } catch {
+            // Not JSON: the client is told so; nothing else is wrong.
             return refuse('Messages must be JSON text');
           }
           if (runId !== null) {

@@ -2,12 +2,13 @@
 // executes a node here: getState, updateState and getStateHistory only touch checkpoints.
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, InvalidUpdateError, type StateSnapshot } from '@langchain/langgraph';
-import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import { toWire } from '../../graphs/serialize.js';
 import { checkpointRef, publicConfig } from '../../graphs/wire-config.js';
 import type { Thread } from '../store/records.js';
+import { ThreadBusyError } from '../store/store.errors.js';
 import type { Stores } from '../stores.js';
+import { GraphNodeUnknownError, StateUpdateInvalidError, SubgraphNotFoundError, ThreadGraphMissingError } from './runtime.errors.js';
 import type { HistoryBody, StateUpdate, Superstep, ThreadState } from './threads.schemas.js';
 
 type CheckpointRef = { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown> | null };
@@ -62,8 +63,8 @@ async function translateGraphErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof InvalidUpdateError) throw new ValidationError(err.message, { cause: err });
-    if (err instanceof Error && UNKNOWN_SUBGRAPH.test(err.message)) throw new NotFoundError(err.message, { cause: err });
+    if (err instanceof InvalidUpdateError) throw new StateUpdateInvalidError(err.message, { cause: err });
+    if (err instanceof Error && UNKNOWN_SUBGRAPH.test(err.message)) throw new SubgraphNotFoundError(err.message, { cause: err });
     throw err;
   }
 }
@@ -118,13 +119,13 @@ export function createStateService(deps: StateServiceDeps) {
 
     async update(threadId: string, body: StateUpdate): Promise<{ checkpoint: Record<string, unknown> }> {
       const thread = await threads.require(threadId);
-      if ((await runs.inflight(threadId)).length > 0) throw new ConflictError(`Thread ${threadId} is busy: a run is pending or running`);
+      if ((await runs.inflight(threadId)).length > 0) throw new ThreadBusyError(`Thread ${threadId} is busy: a run is pending or running`);
       const graph = await graphFor(threadId, thread, true);
-      if (!graph) throw new BadRequestError(`Thread ${threadId} has no graph`);
+      if (!graph) throw new ThreadGraphMissingError(`Thread ${threadId} has no graph`);
       // LangGraph looks the node up with `nodes[as_node] === undefined`, which "__proto__" or
       // "constructor" pass (they are inherited), and then fails with a TypeError: check here.
       if (body.as_node !== undefined && !Object.hasOwn(graph.nodes, body.as_node)) {
-        throw new ValidationError(`Node "${body.as_node}" does not exist`);
+        throw new GraphNodeUnknownError(`Node "${body.as_node}" does not exist`);
       }
       const ref = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
       const next = await translateGraphErrors(() => graph.updateState(stateConfig(threadId, ref), body.values ?? null, body.as_node));
@@ -141,11 +142,11 @@ export function createStateService(deps: StateServiceDeps) {
     async bulkUpdate(threadId: string, supersteps: readonly Superstep[]): Promise<void> {
       const thread = await threads.require(threadId);
       const graph = await graphFor(threadId, thread, true);
-      if (!graph) throw new BadRequestError(`Thread ${threadId} has no graph`);
+      if (!graph) throw new ThreadGraphMissingError(`Thread ${threadId} has no graph`);
       const steps = supersteps.map((step, i) => ({
         updates: step.updates.map((update, j) => {
           if (!Object.hasOwn(graph.nodes, update.as_node)) {
-            throw new ValidationError(`supersteps[${i}].updates[${j}].as_node: node "${update.as_node}" does not exist`);
+            throw new GraphNodeUnknownError(`supersteps[${i}].updates[${j}].as_node: node "${update.as_node}" does not exist`);
           }
           return { values: update.command ? commandOf(update.command) : (update.values ?? null), asNode: update.as_node };
         }),

@@ -2,19 +2,20 @@
 // semantic search is configured) and hands the rest to the item store that graphs also use.
 import { OPEN_ACCESS, type AccessAction, type AccessPolicy } from '../auth/access.js';
 import { isAdmin, type Identity } from '../auth/identity.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { AuthModuleInvalidError } from '../auth/auth.errors.js';
 import { checkStoreFilter } from '../store/store-filter.js';
 import type { ItemStore, StoreItem } from '../store/store-items.js';
+import { NamespaceInvalidError, NamespaceNotFoundError, SemanticSearchUnconfiguredError } from './runtime.errors.js';
 import type { StoreDelete, StoreGetQuery, StoreNamespaces, StorePut, StoreSearch } from './store.schemas.js';
 
 /** Labels as LangGraph allows them: not empty, no `.` (the GET query joins them with it). */
 function checkNamespace(field: string, namespace: readonly string[], options: { empty?: boolean; wildcard?: boolean } = {}): void {
-  if (namespace.length === 0 && !options.empty) throw new ValidationError(`${field}: a namespace needs at least one label.`);
+  if (namespace.length === 0 && !options.empty) throw new NamespaceInvalidError(`${field}: a namespace needs at least one label.`);
   for (const label of namespace) {
     if (label === '' || label.includes('.')) {
-      throw new ValidationError(`${field}: namespace labels cannot be empty or contain periods (got ${JSON.stringify(namespace)}).`);
+      throw new NamespaceInvalidError(`${field}: namespace labels cannot be empty or contain periods (got ${JSON.stringify(namespace)}).`);
     }
-    if (label === '*' && !options.wildcard) throw new ValidationError(`${field}: "*" matches labels only when listing namespaces.`);
+    if (label === '*' && !options.wildcard) throw new NamespaceInvalidError(`${field}: "*" matches labels only when listing namespaces.`);
   }
 }
 
@@ -33,7 +34,7 @@ const reaches = (caller: Identity, namespace: readonly string[]): boolean => {
 /** Another user's namespace answers as one that does not exist. */
 function requireOwn(caller: Identity, namespace: readonly string[]): void {
   if (!reaches(caller, namespace)) {
-    throw new NotFoundError(`Namespace ${JSON.stringify(namespace)} not found: your namespaces start with your user id ("${caller.user}").`);
+    throw new NamespaceNotFoundError(`Namespace ${JSON.stringify(namespace)} not found: your namespaces start with your user id ("${caller.user}").`);
   }
 }
 
@@ -54,7 +55,7 @@ async function namespaceAfterHandlers(access: AccessPolicy, caller: Identity, ac
   const asked = { ...value, namespace: [...value.namespace] };
   await access.check({ identity: caller, resource: 'store', action, value: asked });
   if (!Array.isArray(asked.namespace) || asked.namespace.some((label) => typeof label !== 'string')) {
-    throw new Error(`The auth handler for store:${action} left a namespace that is not a list of strings.`);
+    throw new AuthModuleInvalidError(`The auth handler for store:${action} left a namespace that is not a list of strings.`);
   }
   return asked.namespace;
 }
@@ -93,7 +94,7 @@ export function createStoreService(items: ItemStore, access: AccessPolicy = OPEN
       if (prefix === null) return { items: [] };
       if (body.filter) checkStoreFilter(body.filter);
       if (body.query && !items.settings.index) {
-        throw new ValidationError('query: semantic search needs an embedding model; configure store.index (embed, dims) in config.yaml or langgraph.json.');
+        throw new SemanticSearchUnconfiguredError('query: semantic search needs an embedding model; configure store.index (embed, dims) in config.yaml or langgraph.json.');
       }
       const found = await items.search(prefix, {
         limit: body.limit,

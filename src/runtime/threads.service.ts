@@ -1,6 +1,6 @@
 // Threads: create, read, patch, delete (with their runs and checkpoints), search.
 import { randomUUID } from 'node:crypto';
-import { ValidationError } from '../errors.js';
+import { OptionUnsupportedError } from '../errors.js';
 import { checkCreate, type AccessPolicy } from '../auth/access.js';
 import { ownerFilter, type Identity } from '../auth/identity.js';
 import type { Thread } from '../store/records.js';
@@ -23,7 +23,7 @@ export interface ThreadsServiceDeps {
 /** Threads live until deleted: a time-to-live would need a sweeper Warren does not run. */
 function refuseTtl(ttl: unknown): void {
   if (ttl !== undefined && ttl !== null) {
-    throw new ValidationError('ttl: thread time-to-live is not supported by Warren; threads are kept until deleted');
+    throw new OptionUnsupportedError('ttl: thread time-to-live is not supported by Warren; threads are kept until deleted');
   }
 }
 

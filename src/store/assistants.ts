@@ -4,7 +4,7 @@
 import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import { createOwnerIndex } from './owners.js';
-import { parseJson } from './json.js';
+import { jsonReader, type OnDamagedRecord } from './json.js';
 import type { Assistant, AssistantVersion } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 
@@ -40,18 +40,19 @@ export interface AssistantStore {
   all(owner?: string): Promise<Assistant[]>;
 }
 
-export function createAssistantStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): AssistantStore {
+export function createAssistantStore(redis: RedisClient, scripts: Record<string, ScriptCaller>, onDamaged: OnDamagedRecord): AssistantStore {
   const saveScript = requireScript(scripts, 'saveAssistant');
   const owners = createOwnerIndex(redis);
+  const json = jsonReader(onDamaged);
 
-  const fromHash = (hash: Record<string, string>): StoredAssistant | null => {
-    const assistant = parseJson<Assistant | null>(hash.record, null);
+  const fromHash = (hash: Record<string, string>, key: string): StoredAssistant | null => {
+    const assistant = json<Assistant | null>(hash.record, null, `${key}#record`);
     return assistant ? { assistant, maxVersion: Number(hash.max_version ?? assistant.version), owner: hash.owner ?? null } : null;
   };
 
   return {
     async get(assistantId) {
-      return fromHash(await redis.hgetall(keys.assistant(assistantId)));
+      return fromHash(await redis.hgetall(keys.assistant(assistantId)), keys.assistant(assistantId));
     },
 
     async ownership(assistantId) {
@@ -75,12 +76,14 @@ export function createAssistantStore(redis: RedisClient, scripts: Record<string,
     },
 
     async versions(assistantId) {
-      const raw = await redis.hvals(keys.assistantVersions(assistantId));
-      return raw.map((v) => parseJson<AssistantVersion | null>(v, null)).filter((v): v is AssistantVersion => v !== null);
+      const key = keys.assistantVersions(assistantId);
+      const raw = await redis.hvals(key);
+      return raw.map((v) => json<AssistantVersion | null>(v, null, key)).filter((v): v is AssistantVersion => v !== null);
     },
 
     async version(assistantId, version) {
-      return parseJson<AssistantVersion | null>(await redis.hget(keys.assistantVersions(assistantId), String(version)), null);
+      const key = keys.assistantVersions(assistantId);
+      return json<AssistantVersion | null>(await redis.hget(key, String(version)), null, `${key}#${version}`);
     },
 
     async remove(assistantId) {
@@ -95,13 +98,8 @@ export function createAssistantStore(redis: RedisClient, scripts: Record<string,
       // Fine to tens of thousands of assistants (each is a small record); search filters in memory.
       const ids = owner === undefined ? await redis.zrange(keys.assistantIndex(), 0, -1) : await owners.ids('assistants', owner);
       // Each assistant is its own slot: one HGET each, sent together.
-      const replies = await Promise.all(ids.map((id) => redis.hget(keys.assistant(id), 'record')));
-      const out: Assistant[] = [];
-      for (const raw of replies) {
-        const assistant = parseJson<Assistant | null>(raw, null);
-        if (assistant) out.push(assistant);
-      }
-      return out;
+      const records = await Promise.all(ids.map(async (id) => json<Assistant | null>(await redis.hget(keys.assistant(id), 'record'), null, `${keys.assistant(id)}#record`)));
+      return records.filter((assistant): assistant is Assistant => assistant !== null);
     },
   };
 }

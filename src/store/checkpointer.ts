@@ -33,6 +33,8 @@ import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import type { RunFence } from './records.js';
 import { loadScripts, requireScript, type ScriptCaller } from './scripts.js';
+import { InternalInvariantError } from '../errors.js';
+import { CheckpointCorruptError, RedisTransactionAbortedError } from './store.errors.js';
 
 interface CheckpointRef {
   threadId: string;
@@ -73,7 +75,7 @@ function unpack(buf: Buffer): { header: unknown[]; bytes: Uint8Array } {
   const cut = buf.indexOf(0);
   const header: unknown = cut < 0 ? undefined : JSON.parse(buf.subarray(0, cut).toString('utf8'));
   if (!Array.isArray(header) || typeof header[0] !== 'string') {
-    throw new Error('Corrupt checkpoint value in Redis: missing type header');
+    throw new CheckpointCorruptError('Corrupt checkpoint value in Redis: missing type header');
   }
   // A copy, not a view: ioredis buffers may share memory, and `bytes` values reach callers as is.
   return { header, bytes: new Uint8Array(buf.subarray(cut + 1)) };
@@ -113,7 +115,7 @@ function configOf(ref: CheckpointRef): RunnableConfig {
 
 async function execAll(tx: ChainableCommander): Promise<void> {
   const results = await tx.exec();
-  if (results === null) throw new Error('Redis transaction was aborted');
+  if (results === null) throw new RedisTransactionAbortedError('Redis transaction was aborted');
   for (const [error] of results) if (error) throw error;
 }
 
@@ -223,7 +225,7 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
   ): Promise<RunnableConfig> {
     const threadId = threadIdOf(config);
     if (threadId === undefined) {
-      throw new Error('Cannot put a checkpoint: config.configurable.thread_id is missing');
+      throw new InternalInvariantError('Cannot put a checkpoint: config.configurable.thread_id is missing');
     }
     const ns = namespaceOf(config) ?? '';
     const parentId = getCheckpointId(config);
@@ -264,9 +266,9 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath = ''): Promise<void> {
     const threadId = threadIdOf(config);
-    if (threadId === undefined) throw new Error('Cannot put writes: config.configurable.thread_id is missing');
+    if (threadId === undefined) throw new InternalInvariantError('Cannot put writes: config.configurable.thread_id is missing');
     const checkpointId = getCheckpointId(config);
-    if (!checkpointId) throw new Error('Cannot put writes: config.configurable.checkpoint_id is missing');
+    if (!checkpointId) throw new InternalInvariantError('Cannot put writes: config.configurable.checkpoint_id is missing');
     const ns = namespaceOf(config) ?? '';
 
     const entries = await Promise.all(
@@ -403,7 +405,7 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
         const record = records[i];
         if (record?.checkpoint === undefined || record.metadata === undefined) return undefined;
         const metadata = await this.load(record.metadata);
-        if (!isMetadata(metadata)) throw new Error(`Corrupt metadata for checkpoint ${ref.id}`);
+        if (!isMetadata(metadata)) throw new CheckpointCorruptError(`Corrupt metadata for checkpoint ${ref.id}`);
         if (filter !== undefined && !matchesFilter(metadata, filter)) return undefined;
         return this.buildTuple(ref, record.checkpoint, metadata, record.parent?.toString('utf8'));
       }),
@@ -418,7 +420,7 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
     parentId: string | undefined,
   ): Promise<CheckpointTuple> {
     const stored = await this.load(checkpointData);
-    if (!isStoredCheckpoint(stored)) throw new Error(`Corrupt checkpoint ${ref.id}`);
+    if (!isStoredCheckpoint(stored)) throw new CheckpointCorruptError(`Corrupt checkpoint ${ref.id}`);
     const versions = Object.entries(stored.channel_versions);
     const [blobs, pendingWrites] = await Promise.all([
       versions.length === 0
@@ -469,7 +471,7 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
         const { header, value } = await this.loadWithHeader(data);
         const [, channel, taskPath] = header;
         if (typeof channel !== 'string' || typeof taskPath !== 'string') {
-          throw new Error(`Corrupt pending write ${field} of checkpoint ${ref.id}`);
+          throw new CheckpointCorruptError(`Corrupt pending write ${field} of checkpoint ${ref.id}`);
         }
         const key: WritesSortKey = writesSortKey(taskPath, taskId, Number(field.slice(cut + 1)));
         const write: CheckpointPendingWrite = [taskId, channel, value];

@@ -15,9 +15,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { RedisClient } from './redis.js';
 import type { WriteGuard } from '../config/atomic-file.js';
-import { ServiceUnavailableError } from '../errors.js';
 import { keys } from './keys.js';
 import { loadScripts, requireScript } from './scripts.js';
+import { FileLockBusyError, FileLockLapsedError } from './store.errors.js';
 
 export interface FileLockSettings {
   /**
@@ -77,7 +77,7 @@ export function createFileLocks(redis: RedisClient, settings: Partial<FileLockSe
   const releaseLock = requireScript(scripts, 'releaseLock');
   const queue = createKeyedQueue();
 
-  const busy = (what: string) => new ServiceUnavailableError(`Another change to ${what} did not finish within ${waitMs} ms; try again.`);
+  const busy = (what: string) => new FileLockBusyError(`Another change to ${what} did not finish within ${waitMs} ms; try again.`);
 
   /** Takes the lock before `deadline` and returns the token it holds it with. */
   async function acquire(key: string, deadline: number, what: string): Promise<string> {
@@ -100,7 +100,7 @@ export function createFileLocks(redis: RedisClient, settings: Partial<FileLockSe
           const token = await acquire(key, deadline, what);
           const confirm = async () => {
             if ((await extendLock([key], [token, leaseMs])) !== 1) {
-              throw new ServiceUnavailableError(`The lock on ${what} lapsed before the change was saved; try again.`);
+              throw new FileLockLapsedError(`The lock on ${what} lapsed before the change was saved; try again.`);
             }
           };
           try {

@@ -12,6 +12,7 @@ import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis'
 import type { ConnectionOptions } from 'bullmq';
 import type { Logger } from 'pino';
 import type { RedisTarget } from '../config/redis-target.js';
+import { InternalInvariantError } from '../errors.js';
 import { keys } from './keys.js';
 
 /** A connection to one Redis or to a Redis Cluster: the same commands on both. */
@@ -365,7 +366,7 @@ export function connectRedis(target: RedisTarget, role: string, log: Logger, opt
     blocking: (name) => make(`blocking:${name}`, { maxRetriesPerRequest: null, enableAutoPipelining: false }),
     subscriber: (name) => make(`subscriber:${name}`, { maxRetriesPerRequest: null, enableAutoPipelining: false }),
     shardedSubscriber(name) {
-      if (target.kind !== 'cluster') throw new Error('sharded channels are for a Redis Cluster');
+      if (target.kind !== 'cluster') throw new InternalInvariantError('sharded channels are for a Redis Cluster');
       return make(`subscriber:${name}`, { maxRetriesPerRequest: null }, { shardedSubscribers: true });
     },
     ready: () => notReadyReason() === null,

@@ -1,8 +1,8 @@
 // The `filter` of a store search, as LangGraph's stores read it: each key names a top-level
 // field of the item's value, and its condition is a value (deep equality) or an object of
 // operators. Checked once when a search arrives, so a bad operator is a 422, not a silent miss.
-import { ValidationError } from '../errors.js';
 import { deepEqual } from './json.js';
+import { StoreFilterInvalidError } from './store.errors.js';
 
 const OPERATORS = new Set(['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin']);
 
@@ -14,8 +14,8 @@ export function checkStoreFilter(filter: Record<string, unknown>): void {
   for (const [field, condition] of Object.entries(filter)) {
     if (!isOperatorObject(condition)) continue;
     for (const [op, operand] of Object.entries(condition)) {
-      if (!OPERATORS.has(op)) throw new ValidationError(`filter.${field}: unknown operator ${op} (use ${[...OPERATORS].join(', ')})`);
-      if ((op === '$in' || op === '$nin') && !Array.isArray(operand)) throw new ValidationError(`filter.${field}.${op} must be a list`);
+      if (!OPERATORS.has(op)) throw new StoreFilterInvalidError(`filter.${field}: unknown operator ${op} (use ${[...OPERATORS].join(', ')})`);
+      if ((op === '$in' || op === '$nin') && !Array.isArray(operand)) throw new StoreFilterInvalidError(`filter.${field}.${op} must be a list`);
     }
   }
 }

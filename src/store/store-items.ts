@@ -8,7 +8,7 @@ import { getTextAtPath } from '@langchain/langgraph-checkpoint';
 import type { Embeddings } from '@langchain/core/embeddings';
 import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
-import { parseJson } from './json.js';
+import { jsonReader, type JsonReader, type OnDamagedRecord } from './json.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
 import { matchesStoreFilter } from './store-filter.js';
 import { packVectors, unitVector, VectorRanker } from './store-vectors.js';
@@ -101,24 +101,26 @@ const itemKeys = (namespace: readonly string[], key: string): string[] => [
 /** A label matches a pattern label when equal, or when the pattern says `*`. */
 const labelsMatch = (labels: readonly string[], pattern: readonly string[]): boolean => pattern.every((p, i) => p === '*' || p === labels[i]);
 
-function fromHash(hash: Record<string, string>, now: number): StoreItem | null {
+/** The item an item hash holds (read from `key`, which names a damaged field); null when none or expired. */
+function fromHash(hash: Record<string, string>, now: number, json: JsonReader, key: string): StoreItem | null {
   if (!hash.key || !hash.namespace) return null;
   if (hash.expires_at && Number(hash.expires_at) <= now) return null;
   return {
-    namespace: parseJson<string[]>(hash.namespace, []),
+    namespace: json<string[]>(hash.namespace, [], `${key}#namespace`),
     key: hash.key,
-    value: parseJson<Record<string, unknown>>(hash.value, {}),
+    value: json<Record<string, unknown>>(hash.value, {}, `${key}#value`),
     created_at: hash.created_at ?? '',
     updated_at: hash.updated_at ?? '',
   };
 }
 
-export function createItemStore(redis: RedisClient, scripts: Record<string, ScriptCaller>, settings: StoreSettings): ItemStore {
+export function createItemStore(redis: RedisClient, scripts: Record<string, ScriptCaller>, settings: StoreSettings, onDamaged: OnDamagedRecord): ItemStore {
   const putItem = requireScript(scripts, 'putStoreItem');
   const deleteItem = requireScript(scripts, 'deleteStoreItem');
   const refreshTtl = requireScript(scripts, 'refreshStoreTtl');
   const index = settings.index;
   const ranker = index ? new VectorRanker(redis, index.dims, index.cacheBytes) : null;
+  const json = jsonReader(onDamaged);
 
   const wantsRefresh = (asked: boolean | null | undefined) => asked ?? settings.refreshOnRead;
 
@@ -134,9 +136,9 @@ export function createItemStore(redis: RedisClient, scripts: Record<string, Scri
     const pipeline = redis.pipeline();
     for (const id of ids) pipeline.hgetall(keys.storeItem(id));
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([err, hash]) => {
+    return replies.map(([err, hash], i) => {
       if (err) throw err;
-      return fromHash(hash as Record<string, string>, now);
+      return fromHash(hash as Record<string, string>, now, json, keys.storeItem(ids[i] as string));
     });
   }
 
@@ -251,7 +253,7 @@ export function createItemStore(redis: RedisClient, scripts: Record<string, Scri
     },
 
     async listNamespaces(options = {}) {
-      const all = (await redis.hkeys(keys.storeNamespaces())).map((json) => parseJson<string[]>(json, []));
+      const all = (await redis.hkeys(keys.storeNamespaces())).map((field) => json<string[]>(field, [], keys.storeNamespaces()));
       const { prefix, suffix, maxDepth } = options;
       const matching = all.filter(
         (ns) =>
@@ -278,7 +280,7 @@ export function createItemStore(redis: RedisClient, scripts: Record<string, Scri
       for (;;) {
         const due = await redis.zrangebyscore(keys.storeExpiries(), '-inf', now, 'LIMIT', 0, batch);
         for (const id of due) {
-          const parts = parseJson<string[]>(id, []);
+          const parts = json<string[]>(id, [], keys.storeExpiries());
           const key = parts.pop();
           if (key === undefined) {
             await redis.zrem(keys.storeExpiries(), id);

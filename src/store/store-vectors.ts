@@ -6,6 +6,7 @@
 // while the store's write generation stays the same, not even those.
 import type { RedisClient } from './redis.js';
 import { keys } from './keys.js';
+import { EmbeddingDimsMismatchError } from './store.errors.js';
 
 /** Redis round trips of at most this many fields each. */
 const CHUNK = 2_000;
@@ -16,7 +17,7 @@ export interface Ranked {
 }
 
 export function unitVector(vector: readonly number[], dims: number): Float32Array {
-  if (vector.length !== dims) throw new Error(`the embedding model returned ${vector.length} dimensions; store.index.dims is ${dims}`);
+  if (vector.length !== dims) throw new EmbeddingDimsMismatchError(`the embedding model returned ${vector.length} dimensions; store.index.dims is ${dims}`);
   let squares = 0;
   for (const x of vector) squares += x * x;
   const norm = Math.sqrt(squares) || 1;

@@ -1,12 +1,12 @@
 // ThreadStore: thread records and the thread index. Knows Redis, not HTTP.
 import type { RedisClient } from './redis.js';
 import { matchesMetadataFilter, type MetadataFilter } from './metadata-filter.js';
-import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
 import { createOwnerIndex } from './owners.js';
-import { matchesFilter, parseJson } from './json.js';
+import { jsonReader, matchesFilter, type JsonReader, type OnDamagedRecord } from './json.js';
 import { nowIso, type Thread, type ThreadStatus } from './records.js';
 import { requireScript, type ScriptCaller } from './scripts.js';
+import { ThreadExistsError, ThreadNotFoundError } from './store.errors.js';
 
 export interface ThreadSearch {
   metadata?: Record<string, unknown>;
@@ -52,28 +52,30 @@ export interface ThreadStore {
   search(query: ThreadSearch): Promise<{ threads: Thread[]; total: number }>;
 }
 
-export function threadFromHash(hash: Record<string, string>): Thread | null {
+/** The thread a record hash holds (read from `key`, which names a damaged field); null when none. */
+export function threadFromHash(hash: Record<string, string>, json: JsonReader, key: string): Thread | null {
   if (!hash.thread_id) return null;
   return {
     thread_id: hash.thread_id,
     created_at: hash.created_at ?? '',
     updated_at: hash.updated_at ?? hash.created_at ?? '',
-    metadata: parseJson(hash.metadata, {}),
+    metadata: json(hash.metadata, {}, `${key}#metadata`),
     status: (hash.status as ThreadStatus) ?? 'idle',
-    values: parseJson(hash.values, null),
-    interrupts: parseJson(hash.interrupts, {}),
+    values: json(hash.values, null, `${key}#values`),
+    interrupts: json(hash.interrupts, {}, `${key}#interrupts`),
   };
 }
 
-export function createThreadStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): ThreadStore {
+export function createThreadStore(redis: RedisClient, scripts: Record<string, ScriptCaller>, onDamaged: OnDamagedRecord): ThreadStore {
   const createScript = requireScript(scripts, 'createThread');
   const releaseOwnerScript = requireScript(scripts, 'releaseThreadOwner');
   const owners = createOwnerIndex(redis);
+  const json = jsonReader(onDamaged);
 
-  const get = async (threadId: string): Promise<Thread | null> => threadFromHash(await redis.hgetall(keys.thread(threadId)));
+  const get = async (threadId: string): Promise<Thread | null> => threadFromHash(await redis.hgetall(keys.thread(threadId)), json, keys.thread(threadId));
   const require = async (threadId: string): Promise<Thread> => {
     const thread = await get(threadId);
-    if (!thread) throw new NotFoundError(`Thread ${threadId} not found`);
+    if (!thread) throw new ThreadNotFoundError(`Thread ${threadId} not found`);
     return thread;
   };
   const ownerOf = (threadId: string): Promise<string | null> => redis.get(keys.threadOwner(threadId));
@@ -95,7 +97,7 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
     async create({ threadId, metadata, ifExists, owner }) {
       const now = nowIso();
       const result = Number(await createScript([keys.thread(threadId), keys.threadOwner(threadId)], [threadId, now, JSON.stringify(metadata), ifExists, owner]));
-      if (result === -1) throw new ConflictError(`Thread ${threadId} already exists`);
+      if (result === -1) throw new ThreadExistsError(`Thread ${threadId} already exists`);
       if (result === 1) await index(threadId, Date.parse(now), owner);
       return require(threadId);
     },
@@ -160,10 +162,9 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
       const ids = query.ids ? (own ? query.ids.filter((id) => own.has(id)) : query.ids) : (visible ?? (await redis.zrevrange(keys.threadIndex(), 0, -1)));
       // Threads live on different slots: one HGETALL each, sent together (auto-pipelined into
       // one batch on a single Redis; on a Cluster each written at once to its node).
-      const replies = await Promise.all(ids.map((id) => redis.hgetall(keys.thread(id))));
+      const records = await Promise.all(ids.map(get));
       const threads: Thread[] = [];
-      for (const hash of replies) {
-        const thread = threadFromHash(hash);
+      for (const thread of records) {
         if (!thread) continue;
         if (query.status && thread.status !== query.status) continue;
         if (query.metadata && !matchesFilter(thread.metadata, query.metadata)) continue;

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { RedisClient } from '../../src/store/redis.js';
 import { connectTestRedis } from '../support/test-redis.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ServiceUnavailableError } from '../../src/errors.js';
+import { FileLockBusyError } from '../../src/store/store.errors.js';
 import { createFileLocks } from '../../src/store/file-locks.js';
 import { keys } from '../../src/store/keys.js';
 import { writeFileAtomic } from '../../src/workspace/thread-files.js';
@@ -69,10 +69,10 @@ describe('createFileLocks', () => {
     });
     await holding.promise;
     const fromOther = other.threadUploads(thread).run(async () => 'never');
-    await expect(fromOther).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(fromOther).rejects.toBeInstanceOf(FileLockBusyError);
     await expect(fromOther).rejects.toMatchObject({ statusCode: 503, message: expect.stringMatching(/did not finish within 100 ms; try again/) });
     // Two lock sets on one connection are two queues; `local` waits on Redis like `other`.
-    await expect(local.threadUploads(thread).run(async () => 'never')).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(local.threadUploads(thread).run(async () => 'never')).rejects.toBeInstanceOf(FileLockBusyError);
     release.resolve();
     expect(await held).toBe('done');
     expect(await other.threadUploads(thread).run(async () => 'next')).toBe('next');
@@ -84,7 +84,7 @@ describe('createFileLocks', () => {
     const release = deferred();
     const first = locks.threadUploads(thread).run(async () => release.promise.then(() => 'first'));
     let ran = false;
-    await expect(locks.threadUploads(thread).run(async () => void (ran = true))).rejects.toBeInstanceOf(ServiceUnavailableError);
+    await expect(locks.threadUploads(thread).run(async () => void (ran = true))).rejects.toBeInstanceOf(FileLockBusyError);
     release.resolve();
     expect(await first).toBe('first');
     expect(await locks.threadUploads(thread).run(async () => 'third')).toBe('third');

@@ -6,8 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isAdmin } from '../../auth/identity.js';
 import type { AccessAction } from '../../auth/access.js';
+import { AdminRequiredError } from '../../auth/auth.errors.js';
 import type { RecordAccess } from '../../auth/record-access.js';
-import { ForbiddenError } from '../../errors.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -40,7 +40,7 @@ export function registerRecordGate(app: FastifyInstance, access: RecordAccess): 
   const checks = Object.entries(access.byParam);
   app.addHook('preHandler', async (request: FastifyRequest) => {
     if (request.routeOptions.config.admin === true && !isAdmin(request.identity)) {
-      throw new ForbiddenError(`${request.method} ${request.routeOptions.url} changes the deployment's configuration: it needs an admin.`);
+      throw new AdminRequiredError(`${request.method} ${request.routeOptions.url} changes the deployment's configuration: it needs an admin.`);
     }
     const params = request.params as Record<string, unknown> | undefined;
     if (!params) return;

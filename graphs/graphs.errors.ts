@@ -1,0 +1,5 @@
+// The causes the graph registry refuses with; the runtime and run admission throw them too.
+import { defineError } from '../src/errors.js';
+
+/** No configured graph has that id (nor, where one is looked up by it, an assistant). */
+export const GraphNotFoundError = defineError('WARREN_GRAPH_NOT_FOUND', 404);
