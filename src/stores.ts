@@ -47,7 +47,7 @@ export function createStores(redis: RedisClient, store: StoreSettings = PLAIN_ST
   const items = createItemStore(redis, scripts, store, onDamaged);
   return {
     threads: createThreadStore(redis, scripts, onDamaged),
-    runs: createRunStore(redis, scripts),
+    runs: createRunStore(redis, scripts, onDamaged),
     streams: createRunStreams(redis, scripts),
     usage: createRunUsageStore(redis, scripts),
     checkpointer: new RedisCheckpointSaver(redis),

@@ -3,12 +3,13 @@
 // from the tick, so that a tick taken twice starts one run.
 import { randomUUID } from 'node:crypto';
 import type { Identity } from '../auth/identity.js';
+import { RunNotFoundError, ThreadNotFoundError } from '../store/store.errors.js';
 import type { GraphRegistry } from '../../graphs/registry.js';
 import { runStartsAt, type RunKwargs, type StreamMode } from '../queue/run-kwargs.js';
 import type { RunDispatcher } from '../queue/run-queue.js';
 import { nowIso, type StoredRun } from '../store/records.js';
+import type { CreateRunResult } from '../store/runs.js';
 import type { CustomAgentStore } from '../agents/agents.js';
-import { RunNotFoundError, ThreadNotFoundError } from '../store/store.errors.js';
 import type { Stores } from '../stores.js';
 import { signalCancel, type CancelDeps } from './cancel-run.js';
 import { mergeAssistant, resolveRunAssistant } from './run-assistant.js';
@@ -76,8 +77,76 @@ const locations = (run: StoredRun, stateless: boolean) => ({
   streamLocation: `/threads/${run.thread_id}/runs/${run.run_id}/stream`,
 });
 
+/** A run that is already there: dispatched again if it holds its thread (its creator may have died first). */
+async function existing(deps: RunAdmissionDeps, run: StoredRun, holdsThread: boolean, stateless: boolean): Promise<AdmittedRun> {
+  if (holdsThread && run.status === 'pending') await deps.dispatcher.dispatch(run.thread_id, run.run_id, runStartsAt(run.created_at, run.kwargs));
+  return { run, created: false, ...locations(run, stateless) };
+}
+
+/** The run's thread, made when it must be (a stateless run's, or `if_not_exists`), its graph and assistant noted. */
+async function preparedThread(
+  deps: RunAdmissionDeps,
+  threadId: string | null,
+  body: RunCreate,
+  owner: string,
+  options: AdmitOptions,
+  graphId: string,
+  assistantId: string,
+): Promise<string> {
+  const { threads } = deps.stores;
+  const tid = threadId ?? options.statelessThreadId ?? randomUUID();
+  if (threadId === null) {
+    await threads.create({ threadId: tid, metadata: { graph_id: graphId, assistant_id: assistantId }, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise', owner });
+  } else if (!(await threads.get(tid))) {
+    if (body.if_not_exists !== 'create') throw new ThreadNotFoundError(`Thread ${tid} not found`);
+    await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing', owner });
+  }
+  const thread = await threads.require(tid);
+  if (thread.metadata.graph_id !== graphId || thread.metadata.assistant_id !== assistantId) {
+    await threads.patchMetadata(tid, { graph_id: graphId, assistant_id: assistantId });
+  }
+  return tid;
+}
+
+/** The new run's record, before it is stored. */
+function pendingRun(runId: string | undefined, threadId: string, assistantId: string, body: RunCreate, kwargs: RunKwargs, stateless: boolean): StoredRun {
+  const now = nowIso();
+  return {
+    run_id: runId ?? randomUUID(),
+    thread_id: threadId,
+    assistant_id: assistantId,
+    status: 'pending',
+    created_at: now,
+    updated_at: now,
+    metadata: { ...(body.metadata ?? {}) },
+    kwargs,
+    multitask_strategy: body.multitask_strategy ?? 'enqueue',
+    attempt: 0,
+    cancel: null,
+    temporary: stateless,
+  };
+}
+
+/**
+ * A stored run goes on the queue when it holds its thread; otherwise it waits behind the
+ * thread's active run, which `interrupt` and `rollback` cancel.
+ */
+async function queueOrWait(deps: RunAdmissionDeps, run: StoredRun, created: Exclude<CreateRunResult, { existed: true }>): Promise<void> {
+  const { thread_id: tid, kwargs, multitask_strategy: strategy } = run;
+  if (created.dispatch) {
+    await deps.dispatcher.dispatch(tid, run.run_id, kwargs.after_seconds ? runStartsAt(run.created_at, kwargs) : undefined);
+  } else if (strategy === 'interrupt' || strategy === 'rollback') {
+    // The new run waits at the head of the queue; cancelling the active run hands it over.
+    const result = await signalCancel(deps, tid, created.waitingBehind, strategy);
+    if (result === 'missing') throw new RunNotFoundError(`Run ${created.waitingBehind} not found on thread ${tid}`);
+    // A run still waiting out `after_seconds` has no worker to tell: make its job due, and the
+    // worker that takes it settles it as cancelled.
+    if (result === 'signalled') await deps.dispatcher.promote(tid, created.waitingBehind);
+  }
+}
+
 export function createRunAdmission(deps: RunAdmissionDeps) {
-  const { threads, runs } = deps.stores;
+  const { runs } = deps.stores;
   const assistantDeps = { assistants: deps.stores.assistants, graphs: deps.graphs };
 
   /**
@@ -91,27 +160,6 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
     return resolveRunAssistant(assistantDeps, body.assistant_id, caller);
   }
 
-  /** A run that is already there: dispatched again if it holds its thread (its creator may have died first). */
-  async function existing(run: StoredRun, holdsThread: boolean, stateless: boolean): Promise<AdmittedRun> {
-    if (holdsThread && run.status === 'pending') await deps.dispatcher.dispatch(run.thread_id, run.run_id, runStartsAt(run.created_at, run.kwargs));
-    return { run, created: false, ...locations(run, stateless) };
-  }
-
-  async function preparedThread(threadId: string | null, body: RunCreate, owner: string, options: AdmitOptions, graphId: string, assistantId: string): Promise<string> {
-    const tid = threadId ?? options.statelessThreadId ?? randomUUID();
-    if (threadId === null) {
-      await threads.create({ threadId: tid, metadata: { graph_id: graphId, assistant_id: assistantId }, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise', owner });
-    } else if (!(await threads.get(tid))) {
-      if (body.if_not_exists !== 'create') throw new ThreadNotFoundError(`Thread ${tid} not found`);
-      await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing', owner });
-    }
-    const thread = await threads.require(tid);
-    if (thread.metadata.graph_id !== graphId || thread.metadata.assistant_id !== assistantId) {
-      await threads.patchMetadata(tid, { graph_id: graphId, assistant_id: assistantId });
-    }
-    return tid;
-  }
-
   /**
    * Stores and queues the run. `caller` is who it runs for: the client, or the owner of the cron
    * or chat that starts it; a thread it makes is theirs. Reaching `threadId` was checked before.
@@ -122,44 +170,20 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
       // Before a stateless run's thread is made: a run that ended has deleted its thread.
       const ownerThread = await runs.threadOf(options.runId);
       const found = ownerThread ? await runs.get(ownerThread, options.runId) : null;
-      if (found) return existing(found, (await runs.active(found.thread_id)) === found.run_id, stateless);
+      if (found) return existing(deps, found, (await runs.active(found.thread_id)) === found.run_id, stateless);
     }
     const assistant = await check(body, caller);
     const { assistantId, graphId } = assistant;
     // The assistant's config and context under the run's own, as LangGraph merges them.
     const merged = mergeAssistant(assistant, body.config, body.context);
     if (options.defaultRecursionLimit !== undefined) merged.config.recursion_limit ??= options.defaultRecursionLimit;
-    const tid = await preparedThread(threadId, body, caller.user, options, graphId, assistantId);
+    const tid = await preparedThread(deps, threadId, body, caller.user, options, graphId, assistantId);
 
-    const strategy = body.multitask_strategy ?? 'enqueue';
     const kwargs = runKwargs(body, merged, graphId, assistantId, stateless);
-    const now = nowIso();
-    const run: StoredRun = {
-      run_id: options.runId ?? randomUUID(),
-      thread_id: tid,
-      assistant_id: assistantId,
-      status: 'pending',
-      created_at: now,
-      updated_at: now,
-      metadata: { ...(body.metadata ?? {}) },
-      kwargs,
-      multitask_strategy: strategy,
-      attempt: 0,
-      cancel: null,
-      temporary: stateless,
-    };
-    const created = await runs.create(run, strategy);
-    if ('existed' in created) return existing((await runs.get(tid, run.run_id)) ?? run, created.holdsThread, stateless);
-    if (created.dispatch) {
-      await deps.dispatcher.dispatch(tid, run.run_id, kwargs.after_seconds ? runStartsAt(run.created_at, kwargs) : undefined);
-    } else if (strategy === 'interrupt' || strategy === 'rollback') {
-      // The new run waits at the head of the queue; cancelling the active run hands it over.
-      const result = await signalCancel(deps, tid, created.waitingBehind, strategy);
-      if (result === 'missing') throw new RunNotFoundError(`Run ${created.waitingBehind} not found on thread ${tid}`);
-      // A run still waiting out `after_seconds` has no worker to tell: make its job due, and the
-      // worker that takes it settles it as cancelled.
-      if (result === 'signalled') await deps.dispatcher.promote(tid, created.waitingBehind);
-    }
+    const run = pendingRun(options.runId, tid, assistantId, body, kwargs, stateless);
+    const created = await runs.create(run, run.multitask_strategy);
+    if ('existed' in created) return existing(deps, (await runs.get(tid, run.run_id)) ?? run, created.holdsThread, stateless);
+    await queueOrWait(deps, run, created);
     return { run, created: true, ...locations(run, stateless) };
   }
 

@@ -27,11 +27,6 @@ export function jsonReader(onDamaged: OnDamagedRecord): JsonReader {
   };
 }
 
-const unreported = jsonReader(ignoreDamaged);
-
-/** A damaged value as the fallback, unreported: for callers not yet handed an OnDamagedRecord (runs.ts); use a jsonReader. */
-export const parseJson = <T>(raw: string | null | undefined, fallback: T): T => unreported(raw, fallback, '');
-
 /** Keys remembered as reported; past this many the memory starts over (a key may then warn again). */
 const REMEMBERED_KEYS = 10_000;
 

@@ -1,9 +1,9 @@
 // RunStore: run records, the per-thread run queue and the active-run slot.
 // One run holds a thread at a time; the Lua scripts keep that invariant atomic.
 import type { RedisClient } from './redis.js';
-import { ConflictError, NotFoundError } from '../errors.js';
 import { keys } from './keys.js';
-import { parseJson } from './json.js';
+import { jsonReader, type JsonReader, type OnDamagedRecord } from './json.js';
+import { RunNotFoundError, ThreadBusyError, ThreadNotFoundError } from './store.errors.js';
 import {
   nowIso,
   type MultitaskStrategy,
@@ -96,8 +96,10 @@ function runToFields(run: StoredRun): string[] {
   ];
 }
 
-export function runFromHash(hash: Record<string, string>): StoredRun | null {
+/** A run's hash as its record; a damaged JSON field reads as empty and is reported under the run's key. */
+export function runFromHash(hash: Record<string, string>, json: JsonReader): StoredRun | null {
   if (!hash.run_id || !hash.thread_id) return null;
+  const key = keys.run(hash.thread_id, hash.run_id);
   return {
     run_id: hash.run_id,
     thread_id: hash.thread_id,
@@ -105,8 +107,8 @@ export function runFromHash(hash: Record<string, string>): StoredRun | null {
     status: (hash.status as RunStatus) ?? 'pending',
     created_at: hash.created_at ?? '',
     updated_at: hash.updated_at ?? '',
-    metadata: parseJson(hash.metadata, {}),
-    kwargs: parseJson(hash.kwargs, {}),
+    metadata: json(hash.metadata, {}, `${key}#metadata`),
+    kwargs: json(hash.kwargs, {}, `${key}#kwargs`),
     multitask_strategy: (hash.multitask_strategy as MultitaskStrategy) ?? 'enqueue',
     attempt: Number(hash.attempt ?? 0),
     cancel: hash.cancel === 'interrupt' || hash.cancel === 'rollback' ? hash.cancel : null,
@@ -121,178 +123,203 @@ export function publicRun(run: StoredRun): Run {
   return wire;
 }
 
-export function createRunStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): RunStore {
-  const createScript = requireScript(scripts, 'createRun');
-  const startScript = requireScript(scripts, 'startRun');
-  const finishScript = requireScript(scripts, 'finishRun');
-  const handBackScript = requireScript(scripts, 'handBackRun');
-  const cancelScript = requireScript(scripts, 'cancelRun');
-  const threadKeys = (threadId: string, runId: string) => ({
+/** The keys a run's scripts touch on its thread (one slot). */
+function threadKeys(threadId: string, runId: string) {
+  return {
     thread: keys.thread(threadId),
     run: keys.run(threadId, runId),
     runs: keys.threadRuns(threadId),
     active: keys.activeRun(threadId),
     queue: keys.runQueue(threadId),
-  });
+  };
+}
 
-  const get = async (threadId: string, runId: string) => runFromHash(await redis.hgetall(keys.run(threadId, runId)));
-  const readMany = async (threadId: string, ids: string[]): Promise<StoredRun[]> => {
+export function createRunStore(redis: RedisClient, scripts: Record<string, ScriptCaller>, onDamaged: OnDamagedRecord): RunStore {
+  return new RedisRunStore(redis, scripts, jsonReader(onDamaged));
+}
+
+class RedisRunStore implements RunStore {
+  private readonly createScript: ScriptCaller;
+  private readonly startScript: ScriptCaller;
+  private readonly finishScript: ScriptCaller;
+  private readonly handBackScript: ScriptCaller;
+  private readonly cancelScript: ScriptCaller;
+
+  constructor(
+    private readonly redis: RedisClient,
+    scripts: Record<string, ScriptCaller>,
+    private readonly json: JsonReader,
+  ) {
+    this.createScript = requireScript(scripts, 'createRun');
+    this.startScript = requireScript(scripts, 'startRun');
+    this.finishScript = requireScript(scripts, 'finishRun');
+    this.handBackScript = requireScript(scripts, 'handBackRun');
+    this.cancelScript = requireScript(scripts, 'cancelRun');
+  }
+
+  async get(threadId: string, runId: string): Promise<StoredRun | null> {
+    return runFromHash(await this.redis.hgetall(keys.run(threadId, runId)), this.json);
+  }
+
+  async require(threadId: string, runId: string): Promise<StoredRun> {
+    const run = await this.get(threadId, runId);
+    if (!run) throw new RunNotFoundError(`Run ${runId} not found on thread ${threadId}`);
+    return run;
+  }
+
+  threadOf(runId: string): Promise<string | null> {
+    return this.redis.hget(keys.runThreads(), runId);
+  }
+
+  async create(run: StoredRun, strategy: MultitaskStrategy): Promise<CreateRunResult> {
+    const k = threadKeys(run.thread_id, run.run_id);
+    const now = nowIso();
+    const reply = (await this.createScript(
+      [k.thread, k.run, k.runs, k.active, k.queue],
+      [run.run_id, strategy, now, Date.parse(run.created_at), ...runToFields(run)],
+    )) as [number, string?];
+    const code = Number(reply[0]);
+    if (code === -1) throw new ThreadNotFoundError(`Thread ${run.thread_id} not found`);
+    if (code === -2) {
+      throw new ThreadBusyError(`Thread ${run.thread_id} is busy with run ${reply[1]}; multitask_strategy is reject`);
+    }
+    await this.redis.hset(keys.runThreads(), run.run_id, run.thread_id);
+    if (code === 2) return { dispatch: false, existed: true, holdsThread: reply[1] === run.run_id };
+    return code === 0 ? { dispatch: true } : { dispatch: false, waitingBehind: String(reply[1]) };
+  }
+
+  async list(threadId: string, { limit, offset, status }: { limit: number; offset: number; status?: RunStatus }): Promise<StoredRun[]> {
+    if (!status) {
+      const ids = await this.redis.zrevrange(keys.threadRuns(threadId), offset, offset + limit - 1);
+      return this.readMany(threadId, ids);
+    }
+    const all = await this.readMany(threadId, await this.redis.zrevrange(keys.threadRuns(threadId), 0, -1));
+    return all.filter((r) => r.status === status).slice(offset, offset + limit);
+  }
+
+  async inflight(threadId: string): Promise<StoredRun[]> {
+    const all = await this.readMany(threadId, await this.redis.zrevrange(keys.threadRuns(threadId), 0, -1));
+    return all.filter((r) => r.status === 'pending' || r.status === 'running');
+  }
+
+  async inflightEverywhere(): Promise<StoredRun[]> {
+    // The run-to-thread index names every run; its records are read a page at a time.
+    const out: StoredRun[] = [];
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.redis.hscan(keys.runThreads(), cursor, 'COUNT', 500);
+      cursor = next;
+      // Runs of different threads live on different slots: one HGETALL each, sent together.
+      const reads: Promise<Record<string, string>>[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) reads.push(this.redis.hgetall(keys.run(flat[i + 1] as string, flat[i] as string)));
+      for (const hash of await Promise.all(reads)) {
+        const run = runFromHash(hash, this.json);
+        if (run && (run.status === 'pending' || run.status === 'running')) out.push(run);
+      }
+    } while (cursor !== '0');
+    return out;
+  }
+
+  async start(threadId: string, runId: string, maxAttempts: number): Promise<StartRunResult> {
+    const reply = (await this.startScript([keys.run(threadId, runId), keys.thread(threadId)], [nowIso(), maxAttempts])) as string[];
+    const [kind, value, third] = reply;
+    switch (kind) {
+      case 'started':
+        return { kind, attempt: Number(value) };
+      case 'terminal':
+        return { kind, status: value as RunStatus, attempt: Number(third) };
+      case 'cancelled':
+        return { kind, action: value === 'rollback' ? 'rollback' : 'interrupt', attempt: Number(third) };
+      case 'exhausted':
+        return { kind, attempt: Number(value), failed: Number(third) };
+      default:
+        return { kind: 'missing' };
+    }
+  }
+
+  async recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null> {
+    await this.redis.hsetnx(keys.run(threadId, runId), 'checkpoint_before', checkpointId ?? '');
+    return (await this.redis.hget(keys.run(threadId, runId), 'checkpoint_before')) || null;
+  }
+
+  async handBack({ threadId, runId, attempt }: RunFence): Promise<void> {
+    await this.handBackScript([keys.run(threadId, runId)], [String(attempt)]);
+  }
+
+  async finish({ fence, status, threadStatus, values, interrupts, error, retentionSeconds }: FinishRun): Promise<string | null> {
+    const { threadId, runId } = fence;
+    const k = threadKeys(threadId, runId);
+    const next = await this.finishScript(
+      [k.run, k.thread, k.active, k.queue, k.runs, keys.runStream(threadId, runId)],
+      [
+        runId,
+        status,
+        threadStatus,
+        nowIso(),
+        values === undefined ? '' : JSON.stringify(values),
+        interrupts === undefined ? '' : JSON.stringify(interrupts),
+        String(fence.attempt),
+        error === undefined ? '' : JSON.stringify(error),
+        retentionSeconds,
+        appendedChannel(this.redis, threadId, runId),
+      ],
+    );
+    if (status === 'deleted') await this.redis.hdel(keys.runThreads(), runId);
+    const updated = await this.redis.hget(k.thread, 'updated_at');
+    if (updated) await this.redis.zadd(keys.threadIndex(), Date.parse(updated), threadId);
+    return typeof next === 'string' ? next : null;
+  }
+
+  async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<CancelRunResult> {
+    const k = threadKeys(threadId, runId);
+    const result = (await this.cancelScript([k.run, k.thread, k.active, k.queue, k.runs], [runId, action, nowIso()])) as CancelRunResult;
+    if (result === 'cancelled' && action === 'rollback') await this.redis.hdel(keys.runThreads(), runId);
+    return result;
+  }
+
+  active(threadId: string): Promise<string | null> {
+    return this.redis.get(keys.activeRun(threadId));
+  }
+
+  async removeAll(threadId: string): Promise<string[]> {
+    const ids = await this.redis.zrange(keys.threadRuns(threadId), 0, -1);
+    // The thread's keys (one slot) in one pipeline; the global run → thread index after, on
+    // its own (its slot is another): an index entry without a record is skipped by readers.
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.del(keys.run(threadId, id), keys.runStream(threadId, id));
+    pipeline.del(keys.threadRuns(threadId), keys.activeRun(threadId), keys.runQueue(threadId));
+    await pipeline.exec();
+    if (ids.length > 0) await this.redis.hdel(keys.runThreads(), ...ids);
+    return ids;
+  }
+
+  async expireAll(threadId: string, seconds: number): Promise<void> {
+    const ids = await this.redis.zrange(keys.threadRuns(threadId), 0, -1);
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) {
+      pipeline.expire(keys.run(threadId, id), seconds);
+      pipeline.expire(keys.runStream(threadId, id), seconds);
+    }
+    pipeline.expire(keys.threadRuns(threadId), seconds);
+    pipeline.del(keys.activeRun(threadId), keys.runQueue(threadId));
+    await pipeline.exec();
+  }
+
+  async remove(threadId: string, runId: string): Promise<void> {
+    await this.redis
+      .pipeline()
+      .del(keys.run(threadId, runId), keys.runStream(threadId, runId))
+      .zrem(keys.threadRuns(threadId), runId)
+      .exec();
+    // The global index on its own: another slot than the thread's (see keys.ts).
+    await this.redis.hdel(keys.runThreads(), runId);
+  }
+
+  private async readMany(threadId: string, ids: string[]): Promise<StoredRun[]> {
     if (ids.length === 0) return [];
-    const pipeline = redis.pipeline();
+    const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hgetall(keys.run(threadId, id));
     const replies = (await pipeline.exec()) ?? [];
-    return replies.map(([, h]) => runFromHash(h as Record<string, string>)).filter((r): r is StoredRun => r !== null);
-  };
-
-  return {
-    get,
-    async require(threadId, runId) {
-      const run = await get(threadId, runId);
-      if (!run) throw new NotFoundError(`Run ${runId} not found on thread ${threadId}`);
-      return run;
-    },
-    threadOf: (runId) => redis.hget(keys.runThreads(), runId),
-
-    async create(run, strategy) {
-      const k = threadKeys(run.thread_id, run.run_id);
-      const now = nowIso();
-      const reply = (await createScript(
-        [k.thread, k.run, k.runs, k.active, k.queue],
-        [run.run_id, strategy, now, Date.parse(run.created_at), ...runToFields(run)],
-      )) as [number, string?];
-      const code = Number(reply[0]);
-      if (code === -1) throw new NotFoundError(`Thread ${run.thread_id} not found`);
-      if (code === -2) {
-        throw new ConflictError(`Thread ${run.thread_id} is busy with run ${reply[1]}; multitask_strategy is reject`);
-      }
-      await redis.hset(keys.runThreads(), run.run_id, run.thread_id);
-      if (code === 2) return { dispatch: false, existed: true, holdsThread: reply[1] === run.run_id };
-      return code === 0 ? { dispatch: true } : { dispatch: false, waitingBehind: String(reply[1]) };
-    },
-
-    async list(threadId, { limit, offset, status }) {
-      if (!status) {
-        const ids = await redis.zrevrange(keys.threadRuns(threadId), offset, offset + limit - 1);
-        return readMany(threadId, ids);
-      }
-      const all = await readMany(threadId, await redis.zrevrange(keys.threadRuns(threadId), 0, -1));
-      return all.filter((r) => r.status === status).slice(offset, offset + limit);
-    },
-
-    async inflight(threadId) {
-      const all = await readMany(threadId, await redis.zrevrange(keys.threadRuns(threadId), 0, -1));
-      return all.filter((r) => r.status === 'pending' || r.status === 'running');
-    },
-
-    async inflightEverywhere() {
-      // The run-to-thread index names every run; its records are read a page at a time.
-      const out: StoredRun[] = [];
-      let cursor = '0';
-      do {
-        const [next, flat] = await redis.hscan(keys.runThreads(), cursor, 'COUNT', 500);
-        cursor = next;
-        // Runs of different threads live on different slots: one HGETALL each, sent together.
-        const reads: Promise<Record<string, string>>[] = [];
-        for (let i = 0; i + 1 < flat.length; i += 2) reads.push(redis.hgetall(keys.run(flat[i + 1] as string, flat[i] as string)));
-        for (const hash of await Promise.all(reads)) {
-          const run = runFromHash(hash);
-          if (run && (run.status === 'pending' || run.status === 'running')) out.push(run);
-        }
-      } while (cursor !== '0');
-      return out;
-    },
-
-    async start(threadId, runId, maxAttempts) {
-      const reply = (await startScript([keys.run(threadId, runId), keys.thread(threadId)], [nowIso(), maxAttempts])) as string[];
-      const [kind, value, third] = reply;
-      switch (kind) {
-        case 'started':
-          return { kind, attempt: Number(value) };
-        case 'terminal':
-          return { kind, status: value as RunStatus, attempt: Number(third) };
-        case 'cancelled':
-          return { kind, action: value === 'rollback' ? 'rollback' : 'interrupt', attempt: Number(third) };
-        case 'exhausted':
-          return { kind, attempt: Number(value), failed: Number(third) };
-        default:
-          return { kind: 'missing' };
-      }
-    },
-
-    async recordCheckpointBefore(threadId, runId, checkpointId) {
-      await redis.hsetnx(keys.run(threadId, runId), 'checkpoint_before', checkpointId ?? '');
-      return (await redis.hget(keys.run(threadId, runId), 'checkpoint_before')) || null;
-    },
-
-    async handBack({ threadId, runId, attempt }) {
-      await handBackScript([keys.run(threadId, runId)], [String(attempt)]);
-    },
-
-    async finish({ fence, status, threadStatus, values, interrupts, error, retentionSeconds }) {
-      const { threadId, runId } = fence;
-      const k = threadKeys(threadId, runId);
-      const next = await finishScript(
-        [k.run, k.thread, k.active, k.queue, k.runs, keys.runStream(threadId, runId)],
-        [
-          runId,
-          status,
-          threadStatus,
-          nowIso(),
-          values === undefined ? '' : JSON.stringify(values),
-          interrupts === undefined ? '' : JSON.stringify(interrupts),
-          String(fence.attempt),
-          error === undefined ? '' : JSON.stringify(error),
-          retentionSeconds,
-          appendedChannel(redis, threadId, runId),
-        ],
-      );
-      if (status === 'deleted') await redis.hdel(keys.runThreads(), runId);
-      const updated = await redis.hget(k.thread, 'updated_at');
-      if (updated) await redis.zadd(keys.threadIndex(), Date.parse(updated), threadId);
-      return typeof next === 'string' ? next : null;
-    },
-
-    async cancel(threadId, runId, action) {
-      const k = threadKeys(threadId, runId);
-      const result = (await cancelScript([k.run, k.thread, k.active, k.queue, k.runs], [runId, action, nowIso()])) as CancelRunResult;
-      if (result === 'cancelled' && action === 'rollback') await redis.hdel(keys.runThreads(), runId);
-      return result;
-    },
-
-    active: (threadId) => redis.get(keys.activeRun(threadId)),
-
-    async removeAll(threadId) {
-      const ids = await redis.zrange(keys.threadRuns(threadId), 0, -1);
-      // The thread's keys (one slot) in one pipeline; the global run → thread index after, on
-      // its own (its slot is another): an index entry without a record is skipped by readers.
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.del(keys.run(threadId, id), keys.runStream(threadId, id));
-      pipeline.del(keys.threadRuns(threadId), keys.activeRun(threadId), keys.runQueue(threadId));
-      await pipeline.exec();
-      if (ids.length > 0) await redis.hdel(keys.runThreads(), ...ids);
-      return ids;
-    },
-
-    async expireAll(threadId, seconds) {
-      const ids = await redis.zrange(keys.threadRuns(threadId), 0, -1);
-      const pipeline = redis.pipeline();
-      for (const id of ids) {
-        pipeline.expire(keys.run(threadId, id), seconds);
-        pipeline.expire(keys.runStream(threadId, id), seconds);
-      }
-      pipeline.expire(keys.threadRuns(threadId), seconds);
-      pipeline.del(keys.activeRun(threadId), keys.runQueue(threadId));
-      await pipeline.exec();
-    },
-
-    async remove(threadId, runId) {
-      await redis
-        .pipeline()
-        .del(keys.run(threadId, runId), keys.runStream(threadId, runId))
-        .zrem(keys.threadRuns(threadId), runId)
-        .exec();
-      // The global index on its own: another slot than the thread's (see keys.ts).
-      await redis.hdel(keys.runThreads(), runId);
-    },
-  };
+    return replies.map(([, h]) => runFromHash(h as Record<string, string>, this.json)).filter((r): r is StoredRun => r !== null);
+  }
 }

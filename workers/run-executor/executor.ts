@@ -13,17 +13,18 @@ import { toWire, toWireJson } from '../../graphs/serialize.js';
 import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
 import type { WebhookDispatcher } from '../../src/webhooks/webhooks.js';
-import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
+import type { RunFence, StoredRun } from '../../src/store/records.js';
 import type { WorkerMetrics } from '../../src/metrics/worker-metrics.js';
-import type { RunStreams } from '../../src/store/run-stream.js';
+import type { RunStreams, RunStreamWriter } from '../../src/store/run-stream.js';
 import type { RunUsageStore } from '../../src/store/run-usage.js';
 import type { RunStore } from '../../src/store/runs.js';
 import type { ThreadStore } from '../../src/store/threads.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
 import { StreamBarrier } from './stream-barrier.js';
-import { streamGraph, type WireStreamMode } from './graph-stream.js';
+import { streamGraph, type GraphEvent, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput } from './run-config.js';
 import { observeRun, type RunObserver } from './run-observer.js';
+import { cancelledSettlement, resumeSettled, settle, type Settlement } from './run-settle.js';
 
 /**
  * Why a run's AbortSignal fired; BullMQ passes it through as the abort reason. `lost`: the
@@ -68,14 +69,44 @@ interface RunTally {
   status: string;
 }
 
+/** A run claimed by this attempt: what the steps from its first write to its settling share. */
+interface ClaimedRun {
+  deps: ExecutorDeps;
+  fence: RunFence;
+  /** The run's record, with `checkpoint_before` kept. */
+  run: StoredRun;
+  writer: RunStreamWriter;
+  log: Logger;
+  tally: RunTally;
+  /** When it started, ms since the epoch. */
+  started: number;
+  /** The thread has moved on from where the run started: the graph goes on from its checkpoint. */
+  resumeFromCheckpoint: boolean;
+}
+
+/** The graph's run within an attempt: what streaming it and stopping it share. */
+interface GraphRun {
+  claimed: ClaimedRun;
+  kwargs: RunKwargs;
+  /** The job's stop switch (StopReason). */
+  signal: AbortSignal;
+  barrier: StreamBarrier;
+  saver: FencedCheckpointSaver;
+  /** Aborted with the first failed append. */
+  appendFailed: AbortController;
+  observer: RunObserver | undefined;
+  /** The thread's values and interrupts to settle with, once known. */
+  values?: Record<string, unknown> | null | undefined;
+  interrupts?: Record<string, unknown> | undefined;
+}
+
 /** `lost`: another attempt holds the run; this worker wrote nothing after it learnt so. */
 export type ExecuteOutcome = 'settled' | 'handed-back' | 'lost';
 
-interface Settlement {
-  status: RunStatus | 'deleted';
-  threadStatus: Exclude<ThreadStatus, 'busy'>;
-  error?: { error: string; message: string };
-}
+/** A run this worker stops without settling it. */
+type Unsettled = Exclude<ExecuteOutcome, 'settled'>;
+/** How a run that ran ends: its settlement and what it leaves the thread, or unsettled. */
+type Ending = ({ settlement: Settlement } & Pick<GraphRun, 'values' | 'interrupts'>) | Unsettled;
 
 /**
  * LangGraph's own message tells a JavaScript caller to set `recursionLimit`; an HTTP client sets
@@ -130,23 +161,45 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
 }
 
 async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps, log: Logger, tally: RunTally): Promise<ExecuteOutcome> {
-  const { runs, streams, settings } = deps;
+  const fence = await claimRun(job, deps, log);
+  if (!fence) return 'settled';
+  const claimed = await startRun(deps, fence, log, tally);
+  const kwargs = await readKwargs(claimed);
+  if (!kwargs) return 'settled';
+  const ending = await runGraph(claimed, kwargs, signal);
+  if (ending === 'lost' || ending === 'handed-back') return ending;
+  const { run, started } = claimed;
+  const { settlement, values, interrupts } = ending;
+  await settle(deps, fence, settlement, { values, interrupts }, run, kwargs);
+  tally.status = settlement.status === 'deleted' ? 'rolled_back' : settlement.status;
+  if (settlement.status === 'success' && values && graphIdOf(run) === DEFAULT_GRAPH_ID && deps.rememberTurn) {
+    // After the settle: a turn is remembered once it is the thread's. Losing it costs one update's input, never the run.
+    await deps.rememberTurn(fence.threadId, values).catch((err: unknown) => log.warn({ err }, 'could not note the turn for memory'));
+  }
+  log.info({ run_attempt: fence.attempt, run_exec_ms: Date.now() - started, status: settlement.status }, 'run finished');
+  return 'settled';
+}
+
+/**
+ * Claims the run for a new attempt and returns its fence; null when there is nothing to run:
+ * the run is gone, or the claim found it settled, cancelled or out of attempts (settled here).
+ */
+async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<RunFence | null> {
   const threadId = job.thread_id;
   const runId = job.run_id;
-
-  const claim = await runs.start(threadId, runId, settings.maxAttempts);
+  const claim = await deps.runs.start(threadId, runId, deps.settings.maxAttempts);
   if (claim.kind === 'missing') {
     log.info('run no longer exists; skipping');
-    return 'settled';
+    return null;
   }
   const fence: RunFence = { threadId, runId, attempt: claim.attempt };
   switch (claim.kind) {
     case 'terminal':
       await resumeSettled(deps, threadId, runId);
-      return 'settled';
+      return null;
     case 'cancelled':
       await settle(deps, fence, cancelledSettlement(claim.action), {});
-      return 'settled';
+      return null;
     case 'exhausted': {
       const error = {
         error: 'RunAttemptsExhausted',
@@ -154,15 +207,19 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
       };
       log.error({ run_attempt: claim.attempt }, error.message);
       await settle(deps, fence, { status: 'error', threadStatus: 'error', error }, {});
-      return 'settled';
+      return null;
     }
     case 'started':
       break;
   }
+  return fence;
+}
 
-  const attempt = claim.attempt;
-  const writer = streams.writer(fence);
-  const run = await runs.require(threadId, runId);
+/** Starts a claimed run: reads its record, logs and counts its start, keeps where it started, appends `metadata`. */
+async function startRun(deps: ExecutorDeps, fence: RunFence, log: Logger, tally: RunTally): Promise<ClaimedRun> {
+  const { threadId, runId, attempt } = fence;
+  const writer = deps.streams.writer(fence);
+  const run = await deps.runs.require(threadId, runId);
   const started = Date.now();
   log.info({ run_attempt: attempt, run_queue_ms: started - Date.parse(run.created_at) }, 'run started');
   tally.startedAt = started;
@@ -170,123 +227,154 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
   deps.metrics?.runStarted(attempt === 1 ? (started - Date.parse(run.created_at)) / 1000 : null);
 
   const latest = await deps.checkpoints.latestId(threadId);
-  const before = run.checkpoint_before === undefined ? await runs.recordCheckpointBefore(threadId, runId, latest) : run.checkpoint_before;
+  const before = run.checkpoint_before === undefined ? await deps.runs.recordCheckpointBefore(threadId, runId, latest) : run.checkpoint_before;
   const resumeFromCheckpoint = latest !== before;
   run.checkpoint_before = before;
 
   await writer.append('metadata', toWireJson({ run_id: runId, attempt }));
+  return { deps, fence, run, writer, log, tally, started, resumeFromCheckpoint };
+}
 
-  let kwargs: RunKwargs;
+/** The run's kwargs; null when its record cannot be read, and the run is settled as failed. */
+async function readKwargs({ deps, fence, run, log, tally }: ClaimedRun): Promise<RunKwargs | null> {
   try {
-    kwargs = readRunKwargs(run.kwargs);
+    return readRunKwargs(run.kwargs);
   } catch (err) {
     // A record this release cannot read (another release wrote it, or a hand edit): the run
     // fails with an error its clients can see, and the thread moves on to its next run.
-    log.warn({ err, run_attempt: attempt }, 'run record does not match the run contract');
+    log.warn({ err, run_attempt: fence.attempt }, 'run record does not match the run contract');
     tally.status = 'error';
     await settle(deps, fence, { status: 'error', threadStatus: 'error', error: errorPayload(err) }, {}, run);
-    return 'settled';
+    return null;
   }
+}
 
-  let settlement: Settlement;
-  let values: Record<string, unknown> | null | undefined;
-  let interrupts: Record<string, unknown> | undefined;
+/**
+ * Runs the graph with its checkpoints fenced and held behind its appends, and says how the run
+ * ends: settled as `ending` says, or lost, or handed back (nothing left to write).
+ */
+async function runGraph(claimed: ClaimedRun, kwargs: RunKwargs, signal: AbortSignal): Promise<Ending> {
+  const { deps, fence, log } = claimed;
   const barrier = new StreamBarrier();
   const forkFrom = kwargs.checkpoint?.checkpoint_id ?? null;
   const saver = new FencedCheckpointSaver(deps.checkpoints.saverFor(fence, forkFrom), () => barrier.caughtUp());
   // A failed append stops the graph at once, rather than when its next event comes along; the
   // signal keeps the first failure as its reason.
   const appendFailed = new AbortController();
-  const observer = observerFor(deps, threadId, runId, log);
+  const observer = observerFor(deps, fence.threadId, fence.runId, log);
+  const graphRun: GraphRun = { claimed, kwargs, signal, barrier, saver, appendFailed, observer };
+  let settlement: Settlement | Unsettled;
   try {
-    const config = graphConfig(run, kwargs, attempt, settings.defaultRecursionLimit);
-    if (observer) config.callbacks = [observer];
-    // LangGraph uses a checkpointer lent through the config before the graph's own.
-    config.configurable = { ...config.configurable, __pregel_checkpointer: saver };
-    const graph = await deps.graphs.load(graphIdOf(run), config);
-    const modes: WireStreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ['values'];
-    if (attempt > 1 && modes.includes('values')) {
-      // A taken-over run starts again from its last checkpoint: a client that rebuilds from
-      // `values` gets that state first, and so drops what the lost attempt had streamed past it.
-      const resumed = await graph.getState({ configurable: { thread_id: threadId } });
-      await writer.append('values', toWireJson(resumed.values ?? {}));
-    }
-    const events = streamGraph(graph, graphInput(kwargs, resumeFromCheckpoint), {
-      modes,
-      subgraphs: kwargs.stream_subgraphs ?? false,
-      config,
-      signal: AbortSignal.any([signal, appendFailed.signal]),
-      runId,
-    });
-    // Appends are not awaited one by one: the connection keeps them in order, and the graph
-    // need not wait a Redis round trip per token. The barrier still holds every checkpoint until
-    // the events before it are stored; a failed append fences the saver before anything else
-    // can be stored, then fails the run.
-    for await (const { event, data } of barrier.track(events)) {
-      if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
-      const appended = barrier.appendStarted();
-      void writer.append(event, toWireJson(data)).then(
-        () => appended(),
-        (error: unknown) => {
-          void saver.fence();
-          appendFailed.abort(error);
-          appended();
-        },
-      );
-    }
-    // Every append settled (stored or failed), whatever order their replies came in.
-    await barrier.caughtUp();
-    if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
-    const state = await graph.getState({ configurable: { thread_id: threadId } });
-    values = toWire<Record<string, unknown>>(state.values ?? {});
-    interrupts = collectInterrupts(state.tasks);
-    // A graph stopped with tasks left to run was interrupted: by `interrupt()`, or statically
-    // (`interrupt_before`/`interrupt_after`), which leaves the tasks without interrupt values.
-    settlement = {
-      status: 'success',
-      threadStatus: (state.next ?? []).length > 0 || Object.keys(interrupts).length > 0 ? 'interrupted' : 'idle',
-    };
+    settlement = await streamRun(graphRun);
   } catch (err) {
-    // What the stopped graph still had in flight lands before the run settles or rolls back.
-    await saver.fence();
-    const reason = signal.aborted ? (signal.reason as StopReason | undefined) : undefined;
-    const cause: unknown = appendFailed.signal.aborted ? appendFailed.signal.reason : err;
-    if (reason === 'lost' || isFenceRefusal(cause) || isFenceRefusal(err)) {
-      log.warn({ err: cause, run_attempt: attempt }, 'run lost: its lock lapsed or a newer attempt holds it; stopped without writing');
-      return 'lost';
-    }
-    if (reason === 'shutdown') {
-      await deps.runs.handBack(fence);
-      tally.status = 'handed_back';
-      log.info({ run_attempt: attempt }, 'run handed back on shutdown');
-      return 'handed-back';
-    }
-    if (reason === 'interrupt' || reason === 'rollback') {
-      settlement = cancelledSettlement(reason);
-    } else {
-      const error = errorPayload(cause);
-      log.warn({ err: cause, run_attempt: attempt }, 'run failed');
-      settlement = { status: 'error', threadStatus: 'error', error };
-    }
-    if (settlement.status !== 'deleted') {
-      values = await currentValues(deps, run).catch((error: unknown) => {
-        // The thread keeps the values it had; the run still settles.
-        log.warn({ err: error, run_attempt: attempt }, 'could not read the thread values after the run stopped');
-        return undefined;
-      });
-    }
+    settlement = await stopped(graphRun, err);
   }
-
+  if (settlement === 'lost' || settlement === 'handed-back') return settlement;
   // The run's token tally is complete before its end is visible.
   await observer?.flush();
-  await settle(deps, fence, settlement, { values, interrupts }, run, kwargs);
-  tally.status = settlement.status === 'deleted' ? 'rolled_back' : settlement.status;
-  if (settlement.status === 'success' && values && graphIdOf(run) === DEFAULT_GRAPH_ID && deps.rememberTurn) {
-    // After the settle: a turn is remembered once it is the thread's. Losing it costs one update's input, never the run.
-    await deps.rememberTurn(threadId, values).catch((err: unknown) => log.warn({ err }, 'could not note the turn for memory'));
+  return { settlement, values: graphRun.values, interrupts: graphRun.interrupts };
+}
+
+/** Streams the graph to its end; the settlement of a run that ran through. */
+async function streamRun(graphRun: GraphRun): Promise<Settlement> {
+  const { claimed, kwargs, observer, saver } = graphRun;
+  const { deps, fence, run, writer } = claimed;
+  const { threadId, runId } = fence;
+  const config = graphConfig(run, kwargs, fence.attempt, deps.settings.defaultRecursionLimit);
+  if (observer) config.callbacks = [observer];
+  // LangGraph uses a checkpointer lent through the config before the graph's own.
+  config.configurable = { ...config.configurable, __pregel_checkpointer: saver };
+  const graph = await deps.graphs.load(graphIdOf(run), config);
+  const modes: WireStreamMode[] = kwargs.stream_mode?.length ? kwargs.stream_mode : ['values'];
+  if (fence.attempt > 1 && modes.includes('values')) {
+    // A taken-over run starts again from its last checkpoint: a client that rebuilds from
+    // `values` gets that state first, and so drops what the lost attempt had streamed past it.
+    const resumed = await graph.getState({ configurable: { thread_id: threadId } });
+    await writer.append('values', toWireJson(resumed.values ?? {}));
   }
-  log.info({ run_attempt: attempt, run_exec_ms: Date.now() - started, status: settlement.status }, 'run finished');
-  return 'settled';
+  const events = streamGraph(graph, graphInput(kwargs, claimed.resumeFromCheckpoint), {
+    modes,
+    subgraphs: kwargs.stream_subgraphs ?? false,
+    config,
+    signal: AbortSignal.any([graphRun.signal, graphRun.appendFailed.signal]),
+    runId,
+  });
+  await appendEvents(graphRun, events);
+  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  graphRun.values = toWire<Record<string, unknown>>(state.values ?? {});
+  const interrupts = (graphRun.interrupts = collectInterrupts(state.tasks));
+  // A graph stopped with tasks left to run was interrupted: by `interrupt()`, or statically
+  // (`interrupt_before`/`interrupt_after`), which leaves the tasks without interrupt values.
+  return {
+    status: 'success',
+    threadStatus: (state.next ?? []).length > 0 || Object.keys(interrupts).length > 0 ? 'interrupted' : 'idle',
+  };
+}
+
+/**
+ * Appends the graph's events to the run's stream, and returns once every append has settled.
+ * Appends are not awaited one by one: the connection keeps them in order, and the graph need
+ * not wait a Redis round trip per token. The barrier still holds every checkpoint until the
+ * events before it are stored; a failed append fences the saver before anything else can be
+ * stored, then fails the run.
+ */
+async function appendEvents({ claimed, barrier, saver, appendFailed }: GraphRun, events: AsyncIterable<GraphEvent>): Promise<void> {
+  const { writer } = claimed;
+  for await (const { event, data } of barrier.track(events)) {
+    if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
+    const appended = barrier.appendStarted();
+    void writer.append(event, toWireJson(data)).then(
+      () => appended(),
+      (error: unknown) => {
+        void saver.fence();
+        appendFailed.abort(error);
+        appended();
+      },
+    );
+  }
+  // Every append settled (stored or failed), whatever order their replies came in.
+  await barrier.caughtUp();
+  if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
+}
+
+/**
+ * The graph stopped early (a stop signal, a failed append, a throw): the run was lost, is
+ * handed back on shutdown, or settles as cancelled or failed, with the thread's values as they are.
+ */
+async function stopped(graphRun: GraphRun, err: unknown): Promise<Settlement | Unsettled> {
+  const { deps, fence, run, log, tally } = graphRun.claimed;
+  const { signal, appendFailed } = graphRun;
+  const attempt = fence.attempt;
+  // What the stopped graph still had in flight lands before the run settles or rolls back.
+  await graphRun.saver.fence();
+  const reason = signal.aborted ? (signal.reason as StopReason | undefined) : undefined;
+  const cause: unknown = appendFailed.signal.aborted ? appendFailed.signal.reason : err;
+  if (reason === 'lost' || isFenceRefusal(cause) || isFenceRefusal(err)) {
+    log.warn({ err: cause, run_attempt: attempt }, 'run lost: its lock lapsed or a newer attempt holds it; stopped without writing');
+    return 'lost';
+  }
+  if (reason === 'shutdown') {
+    await deps.runs.handBack(fence);
+    tally.status = 'handed_back';
+    log.info({ run_attempt: attempt }, 'run handed back on shutdown');
+    return 'handed-back';
+  }
+  let settlement: Settlement;
+  if (reason === 'interrupt' || reason === 'rollback') {
+    settlement = cancelledSettlement(reason);
+  } else {
+    const error = errorPayload(cause);
+    log.warn({ err: cause, run_attempt: attempt }, 'run failed');
+    settlement = { status: 'error', threadStatus: 'error', error };
+  }
+  if (settlement.status !== 'deleted') {
+    graphRun.values = await currentValues(deps, run).catch((error: unknown) => {
+      // The thread keeps the values it had; the run still settles.
+      log.warn({ err: error, run_attempt: attempt }, 'could not read the thread values after the run stopped');
+      return undefined;
+    });
+  }
+  return settlement;
 }
 
 /** The run's observer (spans, model and tool metrics, token usage), when this worker observes runs. */
@@ -294,10 +382,6 @@ function observerFor(deps: ExecutorDeps, threadId: string, runId: string, log: L
   const { metrics, usage } = deps;
   if (!metrics) return undefined;
   return observeRun({ root: context.active(), metrics, ...(usage ? { usage } : {}), threadId, runId, log });
-}
-
-function cancelledSettlement(action: 'interrupt' | 'rollback'): Settlement {
-  return action === 'rollback' ? { status: 'deleted', threadStatus: 'idle' } : { status: 'interrupted', threadStatus: 'idle' };
 }
 
 /** LangGraph's shape: every pending task by id, with its interrupts (none for a static interrupt). */
@@ -313,74 +397,5 @@ async function currentValues(deps: ExecutorDeps, run: StoredRun): Promise<Record
   return toWire<Record<string, unknown>>(state.values ?? {});
 }
 
-/**
- * An earlier attempt settled this run (its `end` went with it) and died before finishing the
- * job: make sure the thread's next run was dispatched (idempotent: the job id is the run id).
- */
-async function resumeSettled(deps: ExecutorDeps, threadId: string, runId: string) {
-  const active = await deps.runs.active(threadId);
-  if (active && active !== runId) await deps.dispatcher.dispatch(threadId, active);
-  // Its webhook too (a no-op if it was queued): values from the thread, the error was in the stream.
-  const webhook = webhookOf((await deps.runs.get(threadId, runId))?.kwargs);
-  if (webhook) await queueWebhook(deps, threadId, runId, webhook, (await deps.threads.get(threadId))?.values ?? null, null);
-}
-
 /** A run of a client-created assistant names its graph; a system assistant's id is its graph's. */
 export const graphIdOf = (run: StoredRun): string => (typeof run.kwargs.graph_id === 'string' ? run.kwargs.graph_id : run.assistant_id);
-
-const webhookOf = (kwargs: RunKwargs | undefined): string | undefined => (typeof kwargs?.webhook === 'string' ? kwargs.webhook : undefined);
-
-async function queueWebhook(
-  deps: ExecutorDeps,
-  threadId: string,
-  runId: string,
-  url: string,
-  values: Record<string, unknown> | null,
-  error: { error: string; message: string } | null,
-): Promise<void> {
-  if (!deps.webhooks) return;
-  await deps.webhooks.enqueue({ thread_id: threadId, run_id: runId, url, values, error }).catch((err: unknown) => {
-    // The run is settled; only its notification is lost, and the log says so.
-    deps.log.warn({ err, run_id: runId, thread_id: threadId }, 'could not queue the run webhook');
-  });
-}
-
-/** Every write here is fenced: a worker that lost the run settles nothing (WARREN_FENCED). */
-async function settle(
-  deps: ExecutorDeps,
-  fence: RunFence,
-  settlement: Settlement,
-  state: { values?: Record<string, unknown> | null; interrupts?: Record<string, unknown> },
-  run?: StoredRun,
-  kwargs?: RunKwargs,
-): Promise<void> {
-  const { threadId, runId } = fence;
-  if (settlement.status === 'deleted') {
-    const before = run?.checkpoint_before ?? (await deps.runs.get(threadId, runId))?.checkpoint_before ?? null;
-    await deps.checkpoints.rollBack(fence, before);
-  }
-  const next = await deps.runs.finish({
-    fence,
-    status: settlement.status,
-    threadStatus: settlement.threadStatus,
-    ...(state.values !== undefined ? { values: state.values } : {}),
-    ...(state.interrupts !== undefined ? { interrupts: state.interrupts } : {}),
-    ...(settlement.error ? { error: settlement.error } : {}),
-    retentionSeconds: deps.settings.streamRetentionSeconds,
-  });
-  if (next) await deps.dispatcher.dispatch(threadId, next);
-  const webhook = webhookOf(kwargs ?? (run ?? (deps.webhooks ? await deps.runs.get(threadId, runId) : null))?.kwargs);
-  if (webhook && settlement.status !== 'deleted') await queueWebhook(deps, threadId, runId, webhook, state.values ?? null, settlement.error ?? null);
-  await deps.countFinished?.(settlement.status === 'deleted' ? 'rolled_back' : settlement.status).catch((err: unknown) => {
-    // A missed count costs /metrics one increment; the run is settled already.
-    deps.log.warn({ err, run_id: runId, thread_id: threadId }, 'could not count the finished run');
-  });
-  if (run?.temporary && kwargs?.on_completion !== 'keep') {
-    // The stream and run record stay joinable for the retention period, then expire.
-    await deps.runs.expireAll(threadId, deps.settings.streamRetentionSeconds);
-    await deps.threads.remove(threadId);
-    // Whose the run was stays known as long as it can be joined, so no one else joins it.
-    await deps.threads.expireOwner(threadId, deps.settings.streamRetentionSeconds);
-    await deps.checkpoints.deleteThread(threadId);
-  }
-}
