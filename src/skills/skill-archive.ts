@@ -97,8 +97,8 @@ function skillRoot(names: string[]): string {
 }
 
 /**
- * Opens and checks an archive on disk. Throws SkillArchiveInvalidError with the reason when it is not a
- * zip, or breaks a rule; nothing is written until extractTo is called.
+ * Opens and checks an archive on disk. Throws SkillArchiveInvalidError with the reason when it is
+ * not a zip, or breaks a rule; nothing is written until extractTo is called.
  */
 export async function openSkillArchive(file: string, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<SkillArchive> {
   let zip: ZipFile;
