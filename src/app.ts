@@ -8,7 +8,7 @@ import type { DestinationStream } from 'pino';
 import { OPEN_AUTHENTICATOR, type Authenticator } from './auth/authenticator.js';
 import { ANONYMOUS_USER } from './auth/identity.js';
 import type { AppConfig, RateLimitsConfig } from './config/app-config.schemas.js';
-import { TooManyRequestsError } from './errors.js';
+import { RateLimitedError } from './app.errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { registerCors } from './http/plugins/cors.js';
@@ -137,7 +137,7 @@ async function registerRateLimits(app: FastifyInstance, config: RateLimitsConfig
     keyGenerator: (request) => (request.identity.user === ANONYMOUS_USER ? `ip:${request.ip}` : `user:${request.identity.user}`),
     allowList: (request) => request.routeOptions.config.public === true,
     errorResponseBuilder: (_request, context) =>
-      new TooManyRequestsError(`Too many requests: at most ${context.max} per ${config.time_window_seconds} s for each user. Retry in ${context.after}.`),
+      new RateLimitedError(`Too many requests: at most ${context.max} per ${config.time_window_seconds} s for each user. Retry in ${context.after}.`),
   });
 }
 

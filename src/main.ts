@@ -13,7 +13,7 @@ async function main(): Promise<void> {
     await server.app.listen({ port: env.port, host: env.host, backlog: env.listenBacklog });
   } catch (err) {
     // Nothing is serving yet: let go of Redis so the process can exit at once.
-    await server.close().catch(() => undefined);
+    await server.close().catch(() => undefined); // the listen error below is the one worth reporting
     throw err;
   }
   server.app.log.info({ port: env.port, host: env.host, pid: process.pid, config: loaded.file }, 'api started');

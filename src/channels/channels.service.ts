@@ -2,8 +2,8 @@
 // holding its connection hears the request over pub/sub, drops the connection and takes the
 // lease again (or another worker does).
 import type { ChannelsConfig } from '../config/app-config.schemas.js';
-import { ConflictError, NotFoundError } from '../errors.js';
 import { CHANNEL_NAMES, isChannelName, type ChannelName, type ChannelStore } from './channel-store.js';
+import { ChannelNotEnabledError, ChannelNotFoundError } from './channels.errors.js';
 import type { ChannelList, ChannelRestartReply, ChannelStatus } from './channels.schemas.js';
 
 export interface ChannelsServiceDeps {
@@ -15,7 +15,7 @@ export interface ChannelsServiceDeps {
 
 export function createChannelsService(deps: ChannelsServiceDeps) {
   const known = (name: string): ChannelName => {
-    if (!isChannelName(name)) throw new NotFoundError(`No channel named "${name}". Channels: ${CHANNEL_NAMES.join(', ')}.`);
+    if (!isChannelName(name)) throw new ChannelNotFoundError(`No channel named "${name}". Channels: ${CHANNEL_NAMES.join(', ')}.`);
     return name;
   };
 
@@ -30,7 +30,7 @@ export function createChannelsService(deps: ChannelsServiceDeps) {
 
     async restart(raw: string): Promise<ChannelRestartReply> {
       const name = known(raw);
-      if (!deps.config[name].enabled) throw new ConflictError(`Channel ${name} is not enabled: set channels.${name}.enabled in config.yaml.`);
+      if (!deps.config[name].enabled) throw new ChannelNotEnabledError(`Channel ${name} is not enabled: set channels.${name}.enabled in config.yaml.`);
       await deps.requestRestart(name);
       const { holder } = await status(name);
       const message = holder ? `Asked ${holder} to reconnect ${name}.` : `No worker holds ${name} right now; the next one to take its lease connects it.`;

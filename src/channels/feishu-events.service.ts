@@ -9,8 +9,8 @@ import { createDecipheriv, createHash } from 'node:crypto';
 import { sameSecret } from '../auth/constant-time.js';
 import type { FeishuChannelConfig } from '../config/app-config.schemas.js';
 import { resolveEnvRef } from '../config/load-config.js';
-import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { ChannelStore } from './channel-store.js';
+import { ChannelEventMalformedError, ChannelEventsOffError, ChannelSignatureInvalidError, ChannelUnverifiableError } from './channels.errors.js';
 import type { FeishuEventHeaders, FeishuEventReply } from './feishu-events.schemas.js';
 
 export interface FeishuEventsServiceDeps {
@@ -27,7 +27,7 @@ const isObject = (value: unknown): value is Json => typeof value === 'object' &&
 /** Feishu's encryption: AES-256-CBC with key sha256(encrypt_key); the IV leads the ciphertext. */
 export function decryptFeishu(encrypted: string, encryptKey: string): string {
   const bytes = Buffer.from(encrypted, 'base64');
-  if (bytes.length < 32) throw new BadRequestError('The encrypted event is too short.');
+  if (bytes.length < 32) throw new ChannelEventMalformedError('The encrypted event is too short.');
   const key = createHash('sha256').update(encryptKey, 'utf8').digest();
   const decipher = createDecipheriv('aes-256-cbc', key, bytes.subarray(0, 16));
   return Buffer.concat([decipher.update(bytes.subarray(16)), decipher.final()]).toString('utf8');
@@ -42,9 +42,9 @@ const parseJson = (text: string, what: string): Json => {
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new BadRequestError(`${what} is not JSON.`);
+    throw new ChannelEventMalformedError(`${what} is not JSON.`);
   }
-  if (!isObject(parsed)) throw new BadRequestError(`${what} is not a JSON object.`);
+  if (!isObject(parsed)) throw new ChannelEventMalformedError(`${what} is not a JSON object.`);
   return parsed;
 };
 
@@ -60,46 +60,46 @@ export function createFeishuEventsService(deps: FeishuEventsServiceDeps) {
 
     async receive(body: string, headers: FeishuEventHeaders): Promise<FeishuEventReply> {
       if (!open) {
-        throw new NotFoundError('Feishu events over HTTP are off: set channels.feishu.enabled and channels.feishu.mode to events or both.');
+        throw new ChannelEventsOffError('Feishu events over HTTP are off: set channels.feishu.enabled and channels.feishu.mode to events or both.');
       }
       const token = secret(config.verification_token);
       const encryptKey = secret(config.encrypt_key);
       // Without a token to check, anyone could post events: the callback stays shut.
-      if (token === null) throw new UnauthorizedError('channels.feishu.verification_token is not set, so no event can be verified.');
+      if (token === null) throw new ChannelUnverifiableError('channels.feishu.verification_token is not set, so no event can be verified.');
 
       let payload = parseJson(body, 'The body');
       if (typeof payload.encrypt === 'string') {
-        if (encryptKey === null) throw new BadRequestError('The event is encrypted, but channels.feishu.encrypt_key is not set.');
+        if (encryptKey === null) throw new ChannelEventMalformedError('The event is encrypted, but channels.feishu.encrypt_key is not set.');
         let plain: string;
         try {
           plain = decryptFeishu(payload.encrypt, encryptKey);
         } catch (err) {
-          if (err instanceof BadRequestError) throw err;
-          throw new UnauthorizedError('The event could not be decrypted with channels.feishu.encrypt_key.');
+          if (err instanceof ChannelEventMalformedError) throw err;
+          throw new ChannelSignatureInvalidError('The event could not be decrypted with channels.feishu.encrypt_key.');
         }
         payload = parseJson(plain, 'The decrypted event');
       } else if (encryptKey !== null) {
-        throw new UnauthorizedError('channels.feishu.encrypt_key is set, but the event is not encrypted.');
+        throw new ChannelSignatureInvalidError('channels.feishu.encrypt_key is set, but the event is not encrypted.');
       }
 
       if (payload.type === 'url_verification') {
-        if (typeof payload.token !== 'string' || !sameSecret(payload.token, token)) throw new UnauthorizedError('The verification token does not match.');
-        if (typeof payload.challenge !== 'string') throw new BadRequestError('url_verification without a challenge.');
+        if (typeof payload.token !== 'string' || !sameSecret(payload.token, token)) throw new ChannelSignatureInvalidError('The verification token does not match.');
+        if (typeof payload.challenge !== 'string') throw new ChannelEventMalformedError('url_verification without a challenge.');
         return { challenge: payload.challenge };
       }
 
       const header = isObject(payload.header) ? payload.header : null;
-      if (!header || typeof header.token !== 'string' || !sameSecret(header.token, token)) throw new UnauthorizedError('The verification token does not match.');
+      if (!header || typeof header.token !== 'string' || !sameSecret(header.token, token)) throw new ChannelSignatureInvalidError('The verification token does not match.');
       if (encryptKey !== null) {
         const { 'x-lark-request-timestamp': timestamp, 'x-lark-request-nonce': nonce, 'x-lark-signature': signature } = headers;
         if (!timestamp || !nonce || !signature || !sameSecret(signature, feishuSignature(timestamp, nonce, encryptKey, body))) {
-          throw new UnauthorizedError('The X-Lark-Signature does not match.');
+          throw new ChannelSignatureInvalidError('The X-Lark-Signature does not match.');
         }
       }
       if (header.event_type !== MESSAGE_EVENT) return { ok: true };
       const eventId = header.event_id;
       const event = isObject(payload.event) ? payload.event : null;
-      if (typeof eventId !== 'string' || eventId === '' || !event || !isObject(event.message)) throw new BadRequestError(`${MESSAGE_EVENT} without an event_id or a message.`);
+      if (typeof eventId !== 'string' || eventId === '' || !event || !isObject(event.message)) throw new ChannelEventMalformedError(`${MESSAGE_EVENT} without an event_id or a message.`);
       // The same shape the long connection's events are recorded in.
       await deps.inbox.recordEvent('feishu', eventId, JSON.stringify({ ...header, ...event }));
       return { ok: true };

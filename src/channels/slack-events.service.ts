@@ -8,8 +8,8 @@ import { createHmac } from 'node:crypto';
 import { sameSecret } from '../auth/constant-time.js';
 import type { SlackChannelConfig } from '../config/app-config.schemas.js';
 import { resolveEnvRef } from '../config/load-config.js';
-import { BadRequestError, NotFoundError, UnauthorizedError } from '../errors.js';
 import type { ChannelStore } from './channel-store.js';
+import { ChannelEventMalformedError, ChannelEventsOffError, ChannelSignatureInvalidError } from './channels.errors.js';
 import type { SlackEventsReply } from './slack-events.schemas.js';
 
 /** How old a request's timestamp may be (either way: a sender's clock runs a little off). */
@@ -34,34 +34,34 @@ export function createSlackEventsService(deps: SlackEventsServiceDeps) {
   const now = deps.now ?? Date.now;
 
   function verify(rawBody: Buffer, signature: string | undefined, timestamp: string | undefined): void {
-    if (!signature || !timestamp) throw new UnauthorizedError('Missing X-Slack-Signature or X-Slack-Request-Timestamp: requests must be signed by Slack.');
+    if (!signature || !timestamp) throw new ChannelSignatureInvalidError('Missing X-Slack-Signature or X-Slack-Request-Timestamp: requests must be signed by Slack.');
     const seconds = Number(timestamp);
     if (!/^\d{1,12}$/.test(timestamp) || Math.abs(now() / 1000 - seconds) > SLACK_REQUEST_MAX_AGE_SECONDS) {
-      throw new UnauthorizedError('X-Slack-Request-Timestamp is not within five minutes of now: the request is refused as a possible replay.');
+      throw new ChannelSignatureInvalidError('X-Slack-Request-Timestamp is not within five minutes of now: the request is refused as a possible replay.');
     }
-    if (!sameSecret(signature, slackSignature(secret as string, timestamp, rawBody))) throw new UnauthorizedError('X-Slack-Signature does not match the body: the request is not from Slack.');
+    if (!sameSecret(signature, slackSignature(secret as string, timestamp, rawBody))) throw new ChannelSignatureInvalidError('X-Slack-Signature does not match the body: the request is not from Slack.');
   }
 
   return {
     async receive(rawBody: Buffer, signature: string | undefined, timestamp: string | undefined): Promise<SlackEventsReply> {
       if (!config.enabled || secret === null) {
-        throw new NotFoundError('Slack events are not taken here: set channels.slack.enabled and channels.slack.signing_secret in config.yaml.');
+        throw new ChannelEventsOffError('Slack events are not taken here: set channels.slack.enabled and channels.slack.signing_secret in config.yaml.');
       }
       verify(rawBody, signature, timestamp);
       let body: unknown;
       try {
         body = JSON.parse(rawBody.toString('utf8'));
       } catch {
-        throw new BadRequestError('The body is not JSON.');
+        throw new ChannelEventMalformedError('The body is not JSON.');
       }
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadRequestError('The body is not a JSON object.');
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ChannelEventMalformedError('The body is not a JSON object.');
       const { type, challenge, event_id: eventId } = body as Record<string, unknown>;
       if (type === 'url_verification') {
-        if (typeof challenge !== 'string') throw new BadRequestError('url_verification without a challenge.');
+        if (typeof challenge !== 'string') throw new ChannelEventMalformedError('url_verification without a challenge.');
         return { challenge };
       }
       if (type !== 'event_callback') return { ok: true };
-      if (typeof eventId !== 'string' || eventId === '' || eventId.length > 128) throw new BadRequestError('event_callback without an event_id.');
+      if (typeof eventId !== 'string' || eventId === '' || eventId.length > 128) throw new ChannelEventMalformedError('event_callback without an event_id.');
       await deps.inbox.recordEvent('slack', eventId, JSON.stringify(body));
       return { ok: true };
     },

@@ -34,7 +34,7 @@ function stopChild(child: ChildProcess, killAfterMs: number): Promise<void> {
 
 async function waitForApi(url: string, children: ChildProcess[]): Promise<boolean> {
   while (children.every((c) => c.exitCode === null && c.signalCode === null)) {
-    if ((await fetch(url).catch(() => null))?.ok) return true;
+    if ((await fetch(url).catch(() => null))?.ok) return true; // not listening yet: ask again
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return false;

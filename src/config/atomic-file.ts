@@ -31,7 +31,7 @@ export interface WriteGuard {
 /**
  * Writes `data` to `temp`, a fresh path, and flushes it, for the caller to rename into place
  * (with other files, when several must change together). On failure `temp` is gone, and a full
- * disk is an InsufficientStorageError.
+ * disk is a DiskFullError (WARREN_DISK_FULL).
  */
 export async function writeTempFile(temp: string, data: string | Uint8Array, options: AtomicWriteOptions & { target: WriteTarget }): Promise<void> {
   try {

@@ -36,6 +36,7 @@ function packageType(dir: string, cache: Map<string, string | undefined>): strin
       const parsed = JSON.parse(readFileSync(manifest, 'utf8')) as { type?: unknown };
       type = typeof parsed.type === 'string' ? parsed.type : 'commonjs';
     } catch {
+      // An unreadable package.json says nothing about the type: Node's default, CommonJS, holds.
       type = 'commonjs';
     }
   } else {

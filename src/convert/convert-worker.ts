@@ -7,11 +7,12 @@ import { parentPort } from 'node:worker_threads';
 import { ConversionError } from '../errors.js';
 import { convertDocument } from './convert.js';
 import { setProcessListener } from './child-process.js';
+import { ConvertWorkerMisusedError } from './convert.errors.js';
 import { parseWorkerJob } from './worker-protocol.js';
 import type { WorkerMessage } from './worker-protocol.js';
 
 const port = parentPort;
-if (!port) throw new Error('convert-worker.ts runs only as a worker thread.');
+if (!port) throw new ConvertWorkerMisusedError('convert-worker.ts runs only as a worker thread.');
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);
@@ -76,8 +77,8 @@ async function run(raw: unknown): Promise<void> {
   const job = parseWorkerJob(raw);
   // Throwing makes this thread fail with an error event, which ends it: the parent sent
   // something it never sends, so neither side can trust the other's state any more.
-  if (!job) throw new Error('The conversion worker was sent an unreadable job.');
-  if (current !== 0) throw new Error('The conversion worker was sent a job while busy.');
+  if (!job) throw new ConvertWorkerMisusedError('The conversion worker was sent an unreadable job.');
+  if (current !== 0) throw new ConvertWorkerMisusedError('The conversion worker was sent a job while busy.');
   current = job.id;
   try {
     const bytes = Buffer.from(job.bytes.buffer, job.bytes.byteOffset, job.bytes.byteLength);

@@ -11,6 +11,7 @@ import { ConversionError, errnoCode } from '../errors.js';
 import { displayName, formatDuration } from './messages.js';
 import type { ConvertOptions } from './options.js';
 import { isConverterWorkDir, killGroup } from './child-process.js';
+import { ConvertThreadBusyError } from './convert.errors.js';
 import { parseWorkerMessage } from './worker-protocol.js';
 import type { WorkerJob } from './worker-protocol.js';
 import { workerEntry } from './worker-script.js';
@@ -75,7 +76,7 @@ function convertOptions(limits: JobLimits): ConvertOptions {
 
 function removeWorkDir(workDir: string): void {
   // Best effort: a work dir left behind sits in the temp folder, under a name we recognise.
-  if (isConverterWorkDir(workDir)) void rm(workDir, { recursive: true, force: true }).catch(() => {});
+  if (isConverterWorkDir(workDir)) void rm(workDir, { recursive: true, force: true }).catch(() => {}); // left behind, it is recognisable by name (see above)
 }
 
 /**
@@ -128,7 +129,7 @@ export function startConverterThread(heapMb: number, onExit: () => void): Conver
     ending = true;
     killProcessGroups();
     // The thread is being dropped; a thread that fails to terminate has already stopped.
-    void worker.terminate().catch(() => {});
+    void worker.terminate().catch(() => {}); // it has stopped either way
   };
 
   /** Fails the job in flight (if any) with `message`, and ends the thread. */
@@ -229,7 +230,7 @@ export function startConverterThread(heapMb: number, onExit: () => void): Conver
     },
     convert(bytes, filename, limits) {
       // The pool never does either; a bug there must not reach a document.
-      if (ending || active) throw new Error('This conversion thread cannot take a document now.');
+      if (ending || active) throw new ConvertThreadBusyError('This conversion thread cannot take a document now.');
       jobs++;
       stderr = '';
       worker.ref();

@@ -80,7 +80,7 @@ async function workingBwrap(): Promise<string | null> {
   const truePath = onPath(['true']);
   if (!bwrap || !truePath) return null;
   const [command, args] = sandboxed(bwrap, tmpdir(), [truePath]);
-  const result = await runInGroup(command, args, { PATH: '/usr/bin:/bin' }, 10_000, tmpdir()).catch(() => null);
+  const result = await runInGroup(command, args, { PATH: '/usr/bin:/bin' }, 10_000, tmpdir()).catch(() => null); // could not even start: no working bwrap
   return result && result.code === 0 ? bwrap : null;
 }
 
@@ -124,7 +124,7 @@ export function ocrEngine(options: OcrOptions | false | undefined): OcrEngine | 
         return result.stdout ?? '';
       } finally {
         // Best effort: the text stands whether or not the scratch folder went away.
-        await rm(work, { recursive: true, force: true }).catch(() => {});
+        await rm(work, { recursive: true, force: true }).catch(() => {}); // a leftover scratch folder does not change the text
       }
     },
   };

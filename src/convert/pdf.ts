@@ -6,6 +6,7 @@
 // extracted. Large images on pages with text are read by OCR too.
 import { InvalidPDFException, PDFParse, PasswordException } from 'pdf-parse';
 import { ConversionError } from '../errors.js';
+import { ConvertPdfParserChangedError } from './convert.errors.js';
 import { hasText, joinBlocks } from './markdown.js';
 import { ocrEngine } from './ocr.js';
 import type { OcrOptions } from './options.js';
@@ -132,7 +133,7 @@ function newParser(bytes: Buffer): PDFParse {
  */
 async function scanPages(parser: PDFParse, lookForImages: boolean): Promise<PageScan[]> {
   const target = parser as unknown as Record<string, unknown>;
-  if (typeof target.getPageText !== 'function') throw new Error('pdf-parse no longer has a per-page text step.');
+  if (typeof target.getPageText !== 'function') throw new ConvertPdfParserChangedError('pdf-parse no longer has a per-page text step.');
   const scans: PageScan[] = [];
   const weights = new Map<string, boolean>();
   target.getPageText = async (page: PdfPage) => {
@@ -223,6 +224,6 @@ export async function pdfToMarkdown(bytes: Buffer, label: string, ocr?: OcrOptio
     throw err;
   } finally {
     // Freeing the parser cannot change the pages already read.
-    await parser.destroy().catch(() => {});
+    await parser.destroy().catch(() => {}); // the pages are read; a failed cleanup changes nothing
   }
 }

@@ -97,6 +97,6 @@ export async function convertWithSoffice(
     return converted;
   } finally {
     // Best effort: the conversion's answer stands whether or not its scratch folder went away.
-    await rm(work, { recursive: true, force: true }).catch(() => {});
+    await rm(work, { recursive: true, force: true }).catch(() => {}); // a leftover scratch folder does not change the answer
   }
 }

@@ -4,8 +4,8 @@
 import { constants, type ReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { BadRequestError } from '../errors.js';
 import type { ThreadFiles } from '../workspace/thread-files.js';
+import { PathNotAFileError } from '../workspace/workspace.errors.js';
 import { contentTypeFor, isActiveContent } from './content-types.js';
 
 export type ByteRange = { start: number; end: number };
@@ -51,8 +51,8 @@ export function createArtifactsService(files: ThreadFiles) {
     async get(threadId: string, virtual: string, download: boolean): Promise<Artifact> {
       const real = await files.resolveVirtual(threadId, virtual);
       const info = await stat(real);
-      if (info.isDirectory()) throw new BadRequestError('The path is a folder, not a file.');
-      if (!info.isFile()) throw new BadRequestError('The path is not a regular file.');
+      if (info.isDirectory()) throw new PathNotAFileError('The path is a folder, not a file.');
+      if (!info.isFile()) throw new PathNotAFileError('The path is not a regular file.');
       const name = path.basename(real);
       const extension = path.extname(name);
       const headers: Record<string, string> = {

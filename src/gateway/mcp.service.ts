@@ -15,9 +15,9 @@ import {
 } from '../config/extensions.js';
 import { isEnvRef } from '../config/load-config.js';
 import { checkStdioServer } from '../config/mcp-stdio-policy.js';
-import { BadRequestError, ValidationError } from '../errors.js';
 import type { Success } from './common.schemas.js';
 import type { GatewayDeps } from './gateway-deps.js';
+import { McpSecretMissingError, McpServerInvalidError, McpStdioRefusedError } from './gateway.errors.js';
 import type { McpConfig, McpOAuthBody, McpServerBody } from './mcp.schemas.js';
 
 export const MASK = '***';
@@ -39,7 +39,7 @@ function unmask(
       continue;
     }
     const kept = stored && Object.hasOwn(stored, key) ? stored[key] : undefined;
-    if (kept === undefined) throw new BadRequestError(`${where}.${key} is "${MASK}" but no value is stored for it: send the real value.`);
+    if (kept === undefined) throw new McpSecretMissingError(`${where}.${key} is "${MASK}" but no value is stored for it: send the real value.`);
     out[key] = kept;
   }
   return out;
@@ -76,7 +76,7 @@ const isServerType = (type: string): type is McpServerType => Value.Check(McpSer
 function serverType(name: string, type: string | undefined): McpServerType {
   const given = type ?? 'stdio';
   if (isServerType(given)) return given;
-  throw new ValidationError(`mcpServers: server "${name}" has type "${given.slice(0, 40)}", which is not supported (use stdio, http or sse).`);
+  throw new McpServerInvalidError(`mcpServers: server "${name}" has type "${given.slice(0, 40)}", which is not supported (use stdio, http or sse).`);
 }
 
 /** The entry to store: defaults filled, secrets restored from `stored`. */
@@ -109,13 +109,13 @@ export function createMcpService(deps: McpDeps) {
   async function check(servers: Record<string, McpServer>): Promise<void> {
     for (const [name, server] of Object.entries(servers)) {
       const problem = mcpServerProblem(name, server);
-      if (problem) throw new ValidationError(`mcpServers: ${problem}.`);
+      if (problem) throw new McpServerInvalidError(`mcpServers: ${problem}.`);
     }
     // Disabled entries too: enabling one later must not need a second look.
     for (const [name, server] of Object.entries(servers)) {
       if (server.type !== 'stdio') continue;
       const verdict = await checkStdioServer(name, server, deps.stdioPolicy);
-      if (!verdict.ok) throw new BadRequestError(`mcpServers: ${verdict.reason}.`);
+      if (!verdict.ok) throw new McpStdioRefusedError(`mcpServers: ${verdict.reason}.`);
     }
   }
 

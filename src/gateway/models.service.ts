@@ -1,7 +1,7 @@
 // Models come from config.yaml. Only whitelisted fields leave: keys and addresses never do.
 import type { ModelConfig } from '../config/app-config.schemas.js';
-import { NotFoundError } from '../errors.js';
 import type { GatewayDeps } from './gateway-deps.js';
+import { ModelNotFoundError } from './gateway.errors.js';
 import type { ModelDetail, ModelList, ModelSummary } from './models.schemas.js';
 
 function summary(model: ModelConfig): ModelSummary {
@@ -19,7 +19,7 @@ export function createModelsService(deps: Pick<GatewayDeps, 'config'>) {
 
     get(name: string): ModelDetail {
       const model = deps.config.models.find((m) => m.name === name);
-      if (!model) throw new NotFoundError(`Model '${name}' not found.`);
+      if (!model) throw new ModelNotFoundError(`Model '${name}' not found.`);
       return { ...summary(model), model: model.model, max_tokens: model.max_tokens ?? null };
     },
   };

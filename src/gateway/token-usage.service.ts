@@ -1,7 +1,7 @@
 // Sums the token usage its runs recorded (each worker writes its own runs' usage to Redis), so
 // any API replica answers the same.
-import { NotFoundError } from '../errors.js';
 import type { RunUsageStore } from '../store/run-usage.js';
+import { ThreadNotFoundError } from '../store/store.errors.js';
 import type { ThreadStore } from '../store/threads.js';
 import type { ThreadTokenUsage } from './token-usage.schemas.js';
 
@@ -13,7 +13,7 @@ export interface TokenUsageDeps {
 export function createTokenUsageService(deps: TokenUsageDeps) {
   return {
     async ofThread(threadId: string): Promise<ThreadTokenUsage> {
-      if (!(await deps.threads.get(threadId))) throw new NotFoundError(`Thread ${threadId} not found`);
+      if (!(await deps.threads.get(threadId))) throw new ThreadNotFoundError(`Thread ${threadId} not found`);
       const out: ThreadTokenUsage = {
         thread_id: threadId,
         total_tokens: 0,

@@ -11,7 +11,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, fetch as undiciFetch } from 'undici';
-import { BadRequestError, ForbiddenError } from '../errors.js';
+import { NetHostPrivateError, NetHostUnresolvedError, NetSchemeUnsupportedError, NetTooManyRedirectsError } from './net.errors.js';
 
 /** The IPv4 address an IPv6 address carries, for the forms that route to it. */
 function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | null {
@@ -44,7 +44,7 @@ export function isPublicAddress(address: string): boolean {
   return parsed.range() === 'unicast';
 }
 
-const refusal = (host: string, what: string) => new ForbiddenError(`${host} is a local or private address; ${what} only reaches public hosts.`);
+const refusal = (host: string, what: string) => new NetHostPrivateError(`${host} is a local or private address; ${what} only reaches public hosts.`);
 
 export type Resolver = (host: string, callback: (err: Error | null, addresses: LookupAddress[]) => void) => void;
 const systemResolver: Resolver = (host, callback) => dnsLookup(host, { all: true }, callback);
@@ -57,7 +57,7 @@ function resolveAll(host: string, resolver: Resolver = systemResolver): Promise<
 export async function assertPublicHost(url: URL, what = 'Warren', resolver?: Resolver): Promise<void> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   const addresses = isIP(host) ? [host] : await resolveAll(host, resolver).catch(() => {
-    throw new BadRequestError(`Could not resolve the host ${url.hostname}.`);
+    throw new NetHostUnresolvedError(`Could not resolve the host ${url.hostname}.`);
   });
   if (addresses.length === 0 || !addresses.every(isPublicAddress)) throw refusal(url.hostname, what);
 }
@@ -123,7 +123,7 @@ export function guardedFetch(options: GuardedAgentOptions & { maxRedirects?: num
     let request = init;
     for (let hop = 0; hop <= maxRedirects; hop += 1) {
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        throw new BadRequestError(`Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`);
+        throw new NetSchemeUnsupportedError(`Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`);
       }
       if (!options.allowPrivate) await assertPublicHost(url, options.what, options.resolver);
       // undici's own fetch: Node's bundled one cannot drive a dispatcher from this undici release.
@@ -135,6 +135,6 @@ export function guardedFetch(options: GuardedAgentOptions & { maxRedirects?: num
       request = nextHop(request, response.status, url, next);
       url = next;
     }
-    throw new BadRequestError(`${start.href} redirected more than ${maxRedirects} times.`);
+    throw new NetTooManyRedirectsError(`${start.href} redirected more than ${maxRedirects} times.`);
   };
 }

@@ -5,6 +5,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { errnoCode } from '../errors.js';
 import { parseSkillManifest, SKILL_FILE, type SkillManifest } from './manifest.js';
+import { SkillExistsError, SkillManifestInvalidError } from './skills.errors.js';
 
 export const SKILL_CATEGORIES = ['public', 'custom'] as const;
 export type SkillCategory = (typeof SKILL_CATEGORIES)[number];
@@ -34,9 +35,9 @@ export async function scanSkills(skillsDir: string, onSkipped?: (skillPath: stri
       const file = path.join(dir, folder, SKILL_FILE);
       try {
         const info = await stat(file);
-        if (!info.isFile() || info.size > MAX_SKILL_FILE_BYTES) throw new Error(`${SKILL_FILE} is not a file of at most 1 MiB`);
+        if (!info.isFile() || info.size > MAX_SKILL_FILE_BYTES) throw new SkillManifestInvalidError(`${SKILL_FILE} is not a file of at most 1 MiB`);
         const manifest = parseSkillManifest(await readFile(file, 'utf8'));
-        if (seen.has(manifest.name)) throw new Error(`the name "${manifest.name}" is already taken by another skill`);
+        if (seen.has(manifest.name)) throw new SkillExistsError(`the name "${manifest.name}" is already taken by another skill`);
         seen.add(manifest.name);
         found.push({ ...manifest, category, path: `${category}/${folder}` });
       } catch (err) {

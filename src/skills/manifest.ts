@@ -2,7 +2,7 @@
 // Markdown instructions. One parser for the shipped skills, the installed ones and the archives
 // being installed, so all three obey the same rules.
 import { parseDocument } from 'yaml';
-import { BadRequestError } from '../errors.js';
+import { SkillManifestInvalidError } from './skills.errors.js';
 
 export const SKILL_FILE = 'SKILL.md';
 export const SKILL_NAME_MAX = 64;
@@ -28,7 +28,7 @@ export function isSkillName(name: string): boolean {
 }
 
 function invalid(reason: string): never {
-  throw new BadRequestError(`Invalid ${SKILL_FILE}: ${reason}.`);
+  throw new SkillManifestInvalidError(`Invalid ${SKILL_FILE}: ${reason}.`);
 }
 
 function optionalString(data: Record<string, unknown>, key: string): string | undefined {
@@ -49,7 +49,7 @@ function toolList(value: unknown): string[] {
   return invalid('"allowed-tools" must be a list of tool names');
 }
 
-/** Parses and validates SKILL.md. Throws BadRequestError naming the first problem. */
+/** Parses and validates SKILL.md. Throws SkillManifestInvalidError naming the first problem. */
 export function parseSkillManifest(text: string): SkillManifest {
   const match = FRONT_MATTER_RE.exec(text);
   if (!match) invalid('it must start with YAML front matter between "---" lines');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { getFileNameLowLevel, openPromise, type Entry, type ZipFile } from 'yauzl';
-import { BadRequestError } from '../errors.js';
+import { SkillArchiveInvalidError } from './skills.errors.js';
 import { SKILL_FILE } from './manifest.js';
 
 export interface ArchiveLimits {
@@ -42,7 +42,7 @@ const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 
 function refuse(reason: string): never {
-  throw new BadRequestError(`Invalid skill archive: ${reason}.`);
+  throw new SkillArchiveInvalidError(`Invalid skill archive: ${reason}.`);
 }
 
 /** Junk that archivers add; it is skipped, not installed. */
@@ -97,8 +97,8 @@ function skillRoot(names: string[]): string {
 }
 
 /**
- * Opens and checks an archive on disk. Throws BadRequestError with the reason when it is not a
- * zip, or breaks a rule; nothing is written until extractTo is called.
+ * Opens and checks an archive on disk. Throws SkillArchiveInvalidError with the reason when it is
+ * not a zip, or breaks a rule; nothing is written until extractTo is called.
  */
 export async function openSkillArchive(file: string, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<SkillArchive> {
   let zip: ZipFile;
@@ -129,7 +129,7 @@ export async function openSkillArchive(file: string, limits: ArchiveLimits = DEF
     const manifest = entries.find((e) => e.relative === SKILL_FILE && !e.isDirectory);
     if (!manifest) return refuse(`${SKILL_FILE} is missing`);
     const manifestText = await readText(zip, manifest.entry, limits.maxManifestBytes).catch((err: unknown) => {
-      if (err instanceof BadRequestError) throw err;
+      if (err instanceof SkillArchiveInvalidError) throw err;
       return refuse(`${SKILL_FILE} could not be read (${(err as Error).message})`);
     });
     return {
@@ -159,7 +159,7 @@ async function extractAll(zip: ZipFile, entries: ArchiveEntry[], dir: string): P
       const mode = (entry.externalFileAttributes >>> 16) & 0o777;
       if (mode & 0o111) await chmod(target, 0o755);
     } catch (err) {
-      if (err instanceof BadRequestError) throw err;
+      if (err instanceof SkillArchiveInvalidError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR') refuse(`entry "${relative}" appears twice or collides with a folder`);
       // yauzl's own checks carry no code; zlib's start with Z_.

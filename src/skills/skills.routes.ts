@@ -1,7 +1,7 @@
 // /api/skills: list, detail, enable, disable (or PUT {enabled}), install (multipart, or JSON naming a thread's file).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { UnsupportedMediaTypeError } from '../errors.js';
+import { SkillInstallTypeUnsupportedError } from './skills.errors.js';
 import { ErrorSchema, errorResponses, lockedWriteResponses, SuccessSchema, writeErrorResponses } from '../gateway/common.schemas.js';
 import {
   SkillDetailSchema,
@@ -60,7 +60,7 @@ export async function skillRoutes(app: FastifyInstance, deps: { skills: SkillsSe
     async (req) => {
       if (req.isMultipart()) return skills.install(await req.file({ limits: { fileSize: MAX_SKILL_ARCHIVE_BYTES, files: 1 }, throwFileSizeLimit: false }));
       // The schema above has checked a JSON body; any other kind never reached a validator.
-      if (req.mediaType !== 'application/json') throw new UnsupportedMediaTypeError(INSTALL_FORMS);
+      if (req.mediaType !== 'application/json') throw new SkillInstallTypeUnsupportedError(INSTALL_FORMS);
       return skills.installFromThread(req.body as SkillInstallFromThread);
     },
   );

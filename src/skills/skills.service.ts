@@ -7,13 +7,15 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { MultipartFile } from '@fastify/multipart';
 import type { FastifyBaseLogger } from 'fastify';
-import { asStorageError, BadRequestError, ConflictError, errnoCode, NotFoundError } from '../errors.js';
+import { asStorageError, errnoCode } from '../errors.js';
 import { scanSkills, SKILL_CATEGORIES, type SkillRecord } from './catalog.js';
 import { parseSkillManifest, type SkillManifest } from './manifest.js';
 import { tempPathIn } from '../workspace/thread-files.js';
+import { PathNotAFileError } from '../workspace/workspace.errors.js';
 import type { Success } from '../gateway/common.schemas.js';
 import type { GatewayDeps } from '../gateway/gateway-deps.js';
 import { openSkillArchive } from './skill-archive.js';
+import { SkillArchiveInvalidError, SkillArchiveMissingError, SkillExistsError, SkillNotFoundError } from './skills.errors.js';
 import type { SkillDetail, SkillInstallFromThread, SkillInstallResult, SkillList, SkillSummary } from './skills.schemas.js';
 
 export const MAX_SKILL_ARCHIVE_BYTES = 50 * 1024 * 1024;
@@ -43,7 +45,7 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
   });
   const find = async (name: string): Promise<SkillRecord> => {
     const skill = (await scan(deps.skillsDir, log)).find((s) => s.name === name);
-    if (!skill) throw new NotFoundError(`Skill '${name}' not found.`);
+    if (!skill) throw new SkillNotFoundError(`Skill '${name}' not found.`);
     return skill;
   };
 
@@ -77,14 +79,14 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
 
     /** Installs the `.skill` archive of a multipart part into skills/custom/<name>. */
     async install(part: MultipartFile | undefined): Promise<SkillInstallResult> {
-      if (!part) throw new BadRequestError('No file was sent: send the .skill archive in a multipart part named "file".');
+      if (!part) throw new SkillArchiveMissingError('No file was sent: send the .skill archive in a multipart part named "file".');
       if (part.fieldname !== 'file') {
         part.file.resume();
-        throw new BadRequestError(`Unexpected part "${part.fieldname}": send the .skill archive in a part named "file".`);
+        throw new SkillArchiveMissingError(`Unexpected part "${part.fieldname}": send the .skill archive in a part named "file".`);
       }
       return installArchive(async (target) => {
         await pipeline(part.file, createWriteStream(target, { flags: 'wx' }));
-        if (part.file.truncated) throw new BadRequestError(TOO_LARGE);
+        if (part.file.truncated) throw new SkillArchiveInvalidError(TOO_LARGE);
       });
     },
 
@@ -92,8 +94,8 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
     async installFromThread(request: SkillInstallFromThread): Promise<SkillInstallResult> {
       const real = await deps.files.resolveVirtual(request.thread_id, request.path);
       const info = await stat(real);
-      if (!info.isFile()) throw new BadRequestError(`${request.path} is not a file.`);
-      if (info.size > MAX_SKILL_ARCHIVE_BYTES) throw new BadRequestError(TOO_LARGE);
+      if (!info.isFile()) throw new PathNotAFileError(`${request.path} is not a file.`);
+      if (info.size > MAX_SKILL_ARCHIVE_BYTES) throw new SkillArchiveInvalidError(TOO_LARGE);
       // A copy, so that the agent rewriting its file mid-install cannot change what is checked.
       return installArchive((target) => copyFile(real, target));
     },
@@ -130,7 +132,7 @@ async function unpack(archivePath: string, work: string, customDir: string, skil
     const folderTaken = await Promise.all(
       SKILL_CATEGORIES.map((c) => stat(path.join(skillsDir, c, manifest.name)).then(() => true, () => false)),
     );
-    if (taken || folderTaken.includes(true)) throw new ConflictError(`A skill named '${manifest.name}' already exists.`);
+    if (taken || folderTaken.includes(true)) throw new SkillExistsError(`A skill named '${manifest.name}' already exists.`);
     const unpacked = path.join(work, 'skill');
     await mkdir(unpacked);
     await archive.extractTo(unpacked).catch((err: unknown) => {
@@ -141,7 +143,7 @@ async function unpack(archivePath: string, work: string, customDir: string, skil
     } catch (err) {
       // Another install of the same name won the race.
       if (errnoCode(err) === 'EEXIST' || errnoCode(err) === 'ENOTEMPTY') {
-        throw new ConflictError(`A skill named '${manifest.name}' already exists.`);
+        throw new SkillExistsError(`A skill named '${manifest.name}' already exists.`);
       }
       throw err;
     }

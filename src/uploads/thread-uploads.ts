@@ -13,10 +13,11 @@ import type { WriteGuard } from '../config/atomic-file.js';
 import { CONVERTIBLE_EXTENSIONS } from '../convert/convert.js';
 import type { ConversionPool } from '../convert/pool.js';
 import type { SandboxLimits } from '../convert/sandbox.js';
-import { ConflictError, ConversionError } from '../errors.js';
+import { ConversionError } from '../errors.js';
 import { isTempName, stageFile, virtualPath, type StagedFile, type ThreadFiles } from '../workspace/thread-files.js';
 import { readConversionIndex, stageConversionIndex, type ConversionIndex } from './upload-index.js';
 import { createLimiter } from './concurrency.js';
+import { UploadFolderConflictError } from './uploads.errors.js';
 import { isConvertible, markdownNameFor, moveConversions, removeConversions, renameConversions, takeConversionsOf } from './upload-conversions.js';
 import type { UploadedFile, UploadResult } from './upload-result.schemas.js';
 
@@ -118,7 +119,7 @@ export function createUploadWriter(deps: UploadWriterDeps, log: Pick<BaseLogger,
     for (const name of byName.keys()) {
       // Checked before anything is renamed, so a refusal keeps nothing of the request.
       if (present.has(name) && (await lstat(path.join(dir, name))).isDirectory()) {
-        throw new ConflictError(`The thread's uploads already hold a folder named ${name}.`);
+        throw new UploadFolderConflictError(`The thread's uploads already hold a folder named ${name}.`);
       }
     }
     for (const name of byName.keys()) present.add(name);

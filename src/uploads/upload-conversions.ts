@@ -50,7 +50,7 @@ export function renameConversions(index: ConversionIndex, uploads: ReadonlySet<s
 
 /** Renames conversions (see renameConversions); one already gone is skipped. */
 export async function moveConversions(dir: string, moves: readonly [string, string][]): Promise<void> {
-  for (const [from, to] of moves) await rename(path.join(dir, from), path.join(dir, to)).catch(() => undefined);
+  for (const [from, to] of moves) await rename(path.join(dir, from), path.join(dir, to)).catch(() => undefined); // gone already (or stuck): at worst a stray .md, never a lost upload
 }
 
 /** Takes the conversions of `source`, except `keep`, out of the index; returns their names. */
@@ -62,5 +62,5 @@ export function takeConversionsOf(index: ConversionIndex, source: string, keep?:
 
 /** Removes conversion files; one already gone is fine, the goal is that it does not exist. */
 export async function removeConversions(dir: string, names: Iterable<string>): Promise<void> {
-  for (const md of names) await unlink(path.join(dir, md)).catch(() => undefined);
+  for (const md of names) await unlink(path.join(dir, md)).catch(() => undefined); // gone already (or stuck): at worst a stray .md, never a lost upload
 }

@@ -6,10 +6,12 @@ import { rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Multipart } from '@fastify/multipart';
-import { asStorageError, BadRequestError, errnoCode, PayloadTooLargeError } from '../errors.js';
+import { asStorageError, errnoCode } from '../errors.js';
 import { fileNameProblem, tempPathIn } from '../workspace/thread-files.js';
+import { FileNameInvalidError } from '../workspace/workspace.errors.js';
 import type { ReceivedFile } from './thread-uploads.js';
 import type { UploadLimits } from '../gateway/gateway-deps.js';
+import { UploadEmptyError, UploadPartUnexpectedError, UploadTooLargeError, UploadTooManyFilesError } from './uploads.errors.js';
 
 export const UPLOAD_FIELD = 'files';
 
@@ -23,7 +25,7 @@ export function formatBytes(bytes: number): string {
 export function uploadFileName(raw: string | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
   const problem = fileNameProblem(base);
-  if (problem) throw new BadRequestError(`Invalid file name ${JSON.stringify(raw ?? '')}: ${problem}.`);
+  if (problem) throw new FileNameInvalidError(`Invalid file name ${JSON.stringify(raw ?? '')}: ${problem}.`);
   return base;
 }
 
@@ -54,8 +56,8 @@ function byteCounter(onBytes: (n: number) => void): Transform {
 /** Fastify-multipart's own limit errors reworded, and a full disk named by the file being written. */
 function translate(err: unknown, limits: UploadLimits, writing: ReceivedFile | undefined): unknown {
   const code = errnoCode(err);
-  if (code === 'FST_FILES_LIMIT') return new PayloadTooLargeError(`Too many files: at most ${limits.maxFiles} per request.`);
-  if (code === 'FST_REQ_FILE_TOO_LARGE') return new PayloadTooLargeError(`A file is larger than the limit of ${formatBytes(limits.maxFileBytes)}.`);
+  if (code === 'FST_FILES_LIMIT') return new UploadTooManyFilesError(`Too many files: at most ${limits.maxFiles} per request.`);
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return new UploadTooLargeError(`A file is larger than the limit of ${formatBytes(limits.maxFileBytes)}.`);
   return asStorageError(err, { where: 'WARREN_HOME', what: writing ? `the upload ${writing.filename}` : 'an upload' });
 }
 
@@ -67,11 +69,11 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, dir: strin
       if (part.type !== 'file') continue;
       if (part.fieldname !== UPLOAD_FIELD) {
         part.file.resume();
-        throw new BadRequestError(`Unexpected file part "${part.fieldname}": send files in parts named "${UPLOAD_FIELD}".`);
+        throw new UploadPartUnexpectedError(`Unexpected file part "${part.fieldname}": send files in parts named "${UPLOAD_FIELD}".`);
       }
       if (received.length >= limits.maxFiles) {
         part.file.resume();
-        throw new PayloadTooLargeError(`Too many files: at most ${limits.maxFiles} per request.`);
+        throw new UploadTooManyFilesError(`Too many files: at most ${limits.maxFiles} per request.`);
       }
       let filename: string;
       try {
@@ -86,18 +88,18 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, dir: strin
         file.size += n;
         total += n;
         if (total > limits.maxRequestBytes) {
-          throw new PayloadTooLargeError(`The upload is larger than the limit of ${formatBytes(limits.maxRequestBytes)} per request.`);
+          throw new UploadTooLargeError(`The upload is larger than the limit of ${formatBytes(limits.maxRequestBytes)} per request.`);
         }
       });
       await pipeline(part.file, counter, createWriteStream(file.tempPath, { flags: 'wx', mode: 0o644 }));
       if (part.file.truncated) {
-        throw new PayloadTooLargeError(`${filename} is larger than the limit of ${formatBytes(limits.maxFileBytes)} per file.`);
+        throw new UploadTooLargeError(`${filename} is larger than the limit of ${formatBytes(limits.maxFileBytes)} per file.`);
       }
     }
   } catch (err) {
     await Promise.all(received.map((f) => rm(f.tempPath, { force: true })));
     throw translate(err, limits, received.at(-1));
   }
-  if (received.length === 0) throw new BadRequestError(`No files were uploaded: send them in multipart parts named "${UPLOAD_FIELD}".`);
+  if (received.length === 0) throw new UploadEmptyError(`No files were uploaded: send them in multipart parts named "${UPLOAD_FIELD}".`);
   return received;
 }

@@ -7,8 +7,8 @@ import type { Multipart } from '@fastify/multipart';
 import type { Identity } from '../auth/identity.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { CONVERTIBLE_EXTENSIONS } from '../convert/convert.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
 import { fileNameProblem, isTempName, virtualPath } from '../workspace/thread-files.js';
+import { FileNameInvalidError, FileNotFoundError, PathNotAFileError } from '../workspace/workspace.errors.js';
 import { readConversionIndex, writeConversionIndex } from './upload-index.js';
 import { moveConversions, removeConversions, renameConversions, takeConversionsOf } from './upload-conversions.js';
 import { createUploadWriter } from './thread-uploads.js';
@@ -69,16 +69,16 @@ export function createUploadsService(deps: UploadsDeps, log: FastifyBaseLogger) 
 
     async remove(threadId: string, filename: string): Promise<Success> {
       const problem = fileNameProblem(filename);
-      if (problem) throw new BadRequestError(`Invalid file name: ${problem}.`);
+      if (problem) throw new FileNameInvalidError(`Invalid file name: ${problem}.`);
       return deps.uploadsLock(threadId).run(async (confirm) => {
         const dir = await files.resolveVirtual(threadId, virtualPath('uploads', '')).catch((err: unknown) => {
-          throw err instanceof NotFoundError ? new NotFoundError(`File not found: ${filename}`) : err;
+          throw err instanceof FileNotFoundError ? new FileNotFoundError(`File not found: ${filename}`) : err;
         });
         const target = path.join(dir, filename);
         // Missing or unreadable, the answer is the same 404.
         const info = await lstat(target).catch(() => null);
-        if (!info) throw new NotFoundError(`File not found: ${filename}`);
-        if (info.isDirectory()) throw new BadRequestError(`${filename} is a folder, not an uploaded file.`);
+        if (!info) throw new FileNotFoundError(`File not found: ${filename}`);
+        if (info.isDirectory()) throw new PathNotAFileError(`${filename} is a folder, not an uploaded file.`);
         const index = await readConversionIndex(files, threadId);
         await confirm();
         await unlink(target);

@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic as writeAtomic, writeTempFile } from '../config/atomic-file.js';
-import { BadRequestError, ForbiddenError, NotFoundError, ValidationError, type WriteTarget } from '../errors.js';
+import type { WriteTarget } from '../errors.js';
+import { FileNameInvalidError, FileNotFoundError, PathInvalidError, PathOutsideThreadError, ThreadIdInvalidError } from './workspace.errors.js';
 
 export const USER_DATA_AREAS = ['uploads', 'outputs', 'workspace'] as const;
 export type UserDataArea = (typeof USER_DATA_AREAS)[number];
@@ -63,28 +64,28 @@ function isMissing(err: unknown): boolean {
 
 /**
  * Splits any virtual path into its segments (empty and `.` segments dropped), refusing what could
- * escape once joined to a real folder. Throws BadRequestError (400) for control characters,
- * ForbiddenError (403) for `..`, backslashes or encoded separators. The agent's sandbox uses it
- * for both `/mnt/user-data` and `/mnt/skills`.
+ * escape once joined to a real folder. Throws PathInvalidError (400) for control characters,
+ * PathOutsideThreadError (403) for `..`, backslashes or encoded separators. The agent's sandbox
+ * uses it for both `/mnt/user-data` and `/mnt/skills`.
  */
 export function splitVirtualPath(virtualPath: string): string[] {
-  if (CONTROL_CHARS.test(virtualPath)) throw new BadRequestError('The path contains control characters.');
-  if (ENCODED_SEPARATORS.test(virtualPath)) throw new ForbiddenError('The path contains encoded separators and is refused.');
-  if (virtualPath.includes('\\')) throw new ForbiddenError('The path contains a backslash and is refused.');
+  if (CONTROL_CHARS.test(virtualPath)) throw new PathInvalidError('The path contains control characters.');
+  if (ENCODED_SEPARATORS.test(virtualPath)) throw new PathOutsideThreadError('The path contains encoded separators and is refused.');
+  if (virtualPath.includes('\\')) throw new PathOutsideThreadError('The path contains a backslash and is refused.');
   const segments = virtualPath.split('/').filter((s) => s !== '' && s !== '.');
-  if (segments.includes('..')) throw new ForbiddenError('The path leaves the thread\'s folder and is refused.');
+  if (segments.includes('..')) throw new PathOutsideThreadError('The path leaves the thread\'s folder and is refused.');
   return segments;
 }
 
 /**
  * Splits a virtual path (`/mnt/user-data/outputs/a.txt`, leading slash optional) into the
- * segments under the user-data folder. Throws BadRequestError (400) for control characters or
- * another prefix, ForbiddenError (403) for `..` or encoded separators.
+ * segments under the user-data folder. Throws PathInvalidError (400) for control characters or
+ * another prefix, PathOutsideThreadError (403) for `..` or encoded separators.
  */
 export function parseVirtualPath(virtualPath: string): string[] {
   const segments = splitVirtualPath(virtualPath);
   if (segments[0] !== VIRTUAL_PREFIX[0] || segments[1] !== VIRTUAL_PREFIX[1]) {
-    throw new BadRequestError(`Only paths under ${VIRTUAL_USER_DATA.slice(1)}/ can be served.`);
+    throw new PathInvalidError(`Only paths under ${VIRTUAL_USER_DATA.slice(1)}/ can be served.`);
   }
   return segments.slice(VIRTUAL_PREFIX.length);
 }
@@ -123,7 +124,7 @@ export function createThreadFiles(home: string): ThreadFiles {
   const threadsRoot = path.join(path.resolve(home), 'threads');
 
   const threadDir = (threadId: string): string => {
-    if (!isThreadId(threadId)) throw new ValidationError(`Invalid thread id: it must match ${THREAD_ID_PATTERN}.`);
+    if (!isThreadId(threadId)) throw new ThreadIdInvalidError(`Invalid thread id: it must match ${THREAD_ID_PATTERN}.`);
     return path.join(threadsRoot, threadId);
   };
   const userDataDir = (threadId: string) => path.join(threadDir(threadId), 'user-data');
@@ -137,10 +138,10 @@ export function createThreadFiles(home: string): ThreadFiles {
       realRoot = await realpath(root);
       realTarget = await realpath(target);
     } catch (err) {
-      if (isMissing(err)) throw new NotFoundError('File not found.');
+      if (isMissing(err)) throw new FileNotFoundError('File not found.');
       throw err;
     }
-    if (!isWithin(realRoot, realTarget)) throw new ForbiddenError('The path leaves the thread\'s folder and is refused.');
+    if (!isWithin(realRoot, realTarget)) throw new PathOutsideThreadError('The path leaves the thread\'s folder and is refused.');
     return realTarget;
   };
 
@@ -151,7 +152,7 @@ export function createThreadFiles(home: string): ThreadFiles {
 
     fileIn(threadId, area, name) {
       const problem = fileNameProblem(name);
-      if (problem) throw new BadRequestError(`Invalid file name: ${problem}.`);
+      if (problem) throw new FileNameInvalidError(`Invalid file name: ${problem}.`);
       return path.join(areaDir(threadId, area), name);
     },
 
@@ -159,7 +160,7 @@ export function createThreadFiles(home: string): ThreadFiles {
 
     metaFile(threadId, name) {
       const problem = fileNameProblem(name);
-      if (problem) throw new BadRequestError(`Invalid file name: ${problem}.`);
+      if (problem) throw new FileNameInvalidError(`Invalid file name: ${problem}.`);
       return path.join(threadDir(threadId), name);
     },
 
@@ -169,7 +170,7 @@ export function createThreadFiles(home: string): ThreadFiles {
       // Something with write access to user-data (the agent) could have swapped in a symlink.
       const realThreads = await realpath(threadsRoot);
       const real = await realInside(userDataDir(threadId), dir);
-      if (!isWithin(realThreads, real)) throw new ForbiddenError('The thread\'s folder leaves WARREN_HOME and is refused.');
+      if (!isWithin(realThreads, real)) throw new PathOutsideThreadError('The thread\'s folder leaves WARREN_HOME and is refused.');
       return real;
     },
 
@@ -177,7 +178,7 @@ export function createThreadFiles(home: string): ThreadFiles {
       const segments = parseVirtualPath(virtual);
       const root = userDataDir(threadId);
       const target = path.join(root, ...segments);
-      if (!isWithin(root, target)) throw new ForbiddenError('The path leaves the thread\'s folder and is refused.');
+      if (!isWithin(root, target)) throw new PathOutsideThreadError('The path leaves the thread\'s folder and is refused.');
       return realInside(root, target);
     },
 
@@ -186,7 +187,7 @@ export function createThreadFiles(home: string): ThreadFiles {
       try {
         dir = await realInside(userDataDir(threadId), areaDir(threadId, area));
       } catch (err) {
-        if (err instanceof NotFoundError) return [];
+        if (err instanceof FileNotFoundError) return [];
         throw err;
       }
       let names: string[];

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../src/config/paths.js';
-import { asStorageError, errnoCode, InsufficientStorageError } from '../../src/errors.js';
+import { asStorageError, DiskFullError, errnoCode } from '../../src/errors.js';
 import { mountSmallDisk, type SmallDisk } from '../support/full-disk.js';
 import { multipart, startGatewayApp, type GatewayApp } from './gateway-app.js';
 import { buildZip, skillMd } from './zip-writer.js';
@@ -187,7 +187,7 @@ describe('asStorageError', () => {
 
   it('words a used-up quota (EDQUOT) as such, and never shows the host path', () => {
     const err = asStorageError(systemError('EDQUOT'), { what: 'the upload a.txt', where: 'WARREN_HOME' });
-    expect(err).toBeInstanceOf(InsufficientStorageError);
+    expect(err).toBeInstanceOf(DiskFullError);
     expect((err as Error).message).toBe('Insufficient storage: the quota on the disk holding WARREN_HOME is used up while writing the upload a.txt.');
   });
 

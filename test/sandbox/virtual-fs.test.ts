@@ -1,7 +1,8 @@
 import { mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../src/errors.js';
+import { FileNotFoundError, PathInvalidError, PathNotAFileError, PathOutsideThreadError } from '../../src/workspace/workspace.errors.js';
+import { SandboxPathOutsideError } from '../../workers/sandbox/sandbox.errors.js';
 import { createVirtualFs, describeFsError, parseAgentPath, type VirtualFs } from '../../workers/sandbox/virtual-fs.js';
 import { createTestHome, type TestHome } from './support.js';
 
@@ -43,15 +44,15 @@ describe('parseAgentPath', () => {
   });
 
   it.each([
-    ['relative.txt', BadRequestError, /not absolute/],
-    ['', BadRequestError, /empty/],
-    ['/etc/passwd', ForbiddenError, /outside the sandbox/],
-    ['/mnt/user-data/../../etc/passwd', ForbiddenError, /leaves/],
-    ['/mnt/user-data/workspace/a\u0000b', BadRequestError, /control characters/],
-    ['/mnt/user-data/workspace/%2e%2e/x', ForbiddenError, /encoded/],
-    ['/mnt/user-data/workspace\\..\\x', ForbiddenError, /backslash/],
-    ['/mnt/user-data/other/x', NotFoundError, /does not exist/],
-    ['/mnt/skills/private/x', NotFoundError, /does not exist/],
+    ['relative.txt', PathInvalidError, /not absolute/],
+    ['', PathInvalidError, /empty/],
+    ['/etc/passwd', SandboxPathOutsideError, /outside the sandbox/],
+    ['/mnt/user-data/../../etc/passwd', PathOutsideThreadError, /leaves/],
+    ['/mnt/user-data/workspace/a\u0000b', PathInvalidError, /control characters/],
+    ['/mnt/user-data/workspace/%2e%2e/x', PathOutsideThreadError, /encoded/],
+    ['/mnt/user-data/workspace\\..\\x', PathOutsideThreadError, /backslash/],
+    ['/mnt/user-data/other/x', FileNotFoundError, /does not exist/],
+    ['/mnt/skills/private/x', FileNotFoundError, /does not exist/],
   ])('refuses %j', (input, cls, message) => {
     expect(() => parseAgentPath(input)).toThrow(cls);
     expect(() => parseAgentPath(input)).toThrow(message);
@@ -69,14 +70,14 @@ describe('resolveExisting', () => {
   });
 
   it('gives each thread its own folders', async () => {
-    await expect(vfs.resolveExisting(A, '/mnt/user-data/workspace/secret.txt')).rejects.toThrow(NotFoundError);
+    await expect(vfs.resolveExisting(A, '/mnt/user-data/workspace/secret.txt')).rejects.toThrow(FileNotFoundError);
     expect((await vfs.resolveExisting(B, '/mnt/user-data/workspace/secret.txt')).virtual).toBe('/mnt/user-data/workspace/secret.txt');
   });
 
   it('refuses symlinks to another thread, to /etc and out of the skills', async () => {
-    await expect(vfs.resolveExisting(A, '/mnt/user-data/workspace/to-b/secret.txt')).rejects.toThrow(ForbiddenError);
+    await expect(vfs.resolveExisting(A, '/mnt/user-data/workspace/to-b/secret.txt')).rejects.toThrow(SandboxPathOutsideError);
     await expect(vfs.resolveExisting(A, '/mnt/user-data/workspace/to-etc/passwd')).rejects.toThrow(/outside the sandbox/);
-    await expect(vfs.resolveExisting(A, '/mnt/skills/custom/escape')).rejects.toThrow(ForbiddenError);
+    await expect(vfs.resolveExisting(A, '/mnt/skills/custom/escape')).rejects.toThrow(SandboxPathOutsideError);
   });
 
   it('follows a symlink that stays in the thread, and reports the area it really leads to', async () => {
@@ -85,13 +86,13 @@ describe('resolveExisting', () => {
 
   it('names the virtual path, never the real one, in errors', async () => {
     const err = await rejection(vfs.resolveExisting(A, '/mnt/user-data/workspace/missing.txt'));
-    expect(err).toBeInstanceOf(NotFoundError);
+    expect(err).toBeInstanceOf(FileNotFoundError);
     expect(err.message).toBe('/mnt/user-data/workspace/missing.txt does not exist.');
     expect(err.message).not.toContain(t.root);
   });
 
   it('refuses the folders above the roots but lists them virtually', async () => {
-    await expect(vfs.resolveExisting(A, '/mnt')).rejects.toThrow(ForbiddenError);
+    await expect(vfs.resolveExisting(A, '/mnt')).rejects.toThrow(SandboxPathOutsideError);
     expect(vfs.syntheticChildren('/')).toEqual(['mnt']);
     expect(vfs.syntheticChildren('/mnt/')).toEqual(['skills', 'user-data']);
     expect(vfs.syntheticChildren('/mnt/user-data')).toBeNull();
@@ -109,14 +110,14 @@ describe('resolveForWrite', () => {
   it('refuses uploads, skills and the area folders themselves', async () => {
     await expect(vfs.resolveForWrite(A, '/mnt/user-data/uploads/x.txt')).rejects.toThrow(/uploads belong to the user/);
     await expect(vfs.resolveForWrite(A, '/mnt/skills/custom/x.md')).rejects.toThrow(/skills cannot be changed/);
-    await expect(vfs.resolveForWrite(A, '/mnt/user-data/workspace')).rejects.toThrow(BadRequestError);
-    await expect(vfs.resolveForWrite(A, '/mnt/user-data')).rejects.toThrow(BadRequestError);
+    await expect(vfs.resolveForWrite(A, '/mnt/user-data/workspace')).rejects.toThrow(PathNotAFileError);
+    await expect(vfs.resolveForWrite(A, '/mnt/user-data')).rejects.toThrow(PathNotAFileError);
   });
 
   it('refuses a write that a symlink would carry out of the thread or into uploads, creating nothing outside', async () => {
-    await expect(vfs.resolveForWrite(A, '/mnt/user-data/workspace/to-b/new/x.txt')).rejects.toThrow(ForbiddenError);
+    await expect(vfs.resolveForWrite(A, '/mnt/user-data/workspace/to-b/new/x.txt')).rejects.toThrow(SandboxPathOutsideError);
     await expect(stat(path.join(t.files.areaDir(B, 'workspace'), 'new'))).rejects.toThrow();
-    await expect(vfs.resolveForWrite(A, '/mnt/user-data/workspace/to-etc/x.txt')).rejects.toThrow(ForbiddenError);
+    await expect(vfs.resolveForWrite(A, '/mnt/user-data/workspace/to-etc/x.txt')).rejects.toThrow(SandboxPathOutsideError);
     await expect(vfs.resolveForWrite(A, '/mnt/user-data/workspace/to-uploads/x.txt')).rejects.toThrow(/read-only/);
     await expect(vfs.resolveForWrite(A, '/mnt/user-data/workspace/dangling')).rejects.toThrow(/broken symbolic link/);
   });

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadRequestError, ForbiddenError, NotFoundError, ValidationError } from '../../src/errors.js';
+import { FileNameInvalidError, FileNotFoundError, PathInvalidError, PathOutsideThreadError, ThreadIdInvalidError } from '../../src/workspace/workspace.errors.js';
 import {
   createThreadFiles,
   fileNameProblem,
@@ -40,11 +40,11 @@ describe('parseVirtualPath', () => {
   ])('splits %s', (input, segments) => expect(parseVirtualPath(input)).toEqual(segments));
 
   it.each(['mnt/skills/public/x', 'etc/passwd', '/mnt/user-datax/a', 'mnt/other/user-data/a', ''])('refuses the prefix of %j with 400', (input) => {
-    expect(() => parseVirtualPath(input)).toThrow(BadRequestError);
+    expect(() => parseVirtualPath(input)).toThrow(PathInvalidError);
   });
 
   it.each(['mnt/user-data/a\u0000b', 'mnt/user-data/a\nb', 'mnt/user-data/\u007f'])('refuses control characters in %j with 400', (input) => {
-    expect(() => parseVirtualPath(input)).toThrow(BadRequestError);
+    expect(() => parseVirtualPath(input)).toThrow(PathInvalidError);
   });
 
   it.each([
@@ -57,7 +57,7 @@ describe('parseVirtualPath', () => {
     'mnt/user-data/%00',
     'mnt/user-data/..\\x',
   ])('refuses the escape %j with 403', (input) => {
-    expect(() => parseVirtualPath(input)).toThrow(ForbiddenError);
+    expect(() => parseVirtualPath(input)).toThrow(PathOutsideThreadError);
   });
 });
 
@@ -81,11 +81,11 @@ describe('paths of a thread', () => {
   });
 
   it.each(['', '../x', 'a.b', 'a/b', 'x'.repeat(129), 'a b'])('refuses the thread id %j with 422', (id) => {
-    expect(() => files.threadDir(id)).toThrow(ValidationError);
+    expect(() => files.threadDir(id)).toThrow(ThreadIdInvalidError);
   });
 
   it.each(['..', 'a/b', ''])('refuses the file name %j with 400', (name) => {
-    expect(() => files.fileIn('t1', 'uploads', name)).toThrow(BadRequestError);
+    expect(() => files.fileIn('t1', 'uploads', name)).toThrow(FileNameInvalidError);
   });
 });
 
@@ -107,14 +107,14 @@ describe('resolveVirtual', () => {
   });
 
   it('gives 403 for a symlink leading out of the thread, to WARREN_HOME or to another thread', async () => {
-    await expect(files.resolveVirtual('r1', 'mnt/user-data/outputs/out-link')).rejects.toThrow(ForbiddenError);
-    await expect(files.resolveVirtual('r1', 'mnt/user-data/outputs/neighbour-link')).rejects.toThrow(ForbiddenError);
+    await expect(files.resolveVirtual('r1', 'mnt/user-data/outputs/out-link')).rejects.toThrow(PathOutsideThreadError);
+    await expect(files.resolveVirtual('r1', 'mnt/user-data/outputs/neighbour-link')).rejects.toThrow(PathOutsideThreadError);
   });
 
   it('gives 404 for a missing file, a dangling link or a thread without files', async () => {
-    await expect(files.resolveVirtual('r1', 'mnt/user-data/outputs/none')).rejects.toThrow(NotFoundError);
-    await expect(files.resolveVirtual('r1', 'mnt/user-data/outputs/dangling')).rejects.toThrow(NotFoundError);
-    await expect(files.resolveVirtual('nobody', 'mnt/user-data/outputs/a.txt')).rejects.toThrow(NotFoundError);
+    await expect(files.resolveVirtual('r1', 'mnt/user-data/outputs/none')).rejects.toThrow(FileNotFoundError);
+    await expect(files.resolveVirtual('r1', 'mnt/user-data/outputs/dangling')).rejects.toThrow(FileNotFoundError);
+    await expect(files.resolveVirtual('nobody', 'mnt/user-data/outputs/a.txt')).rejects.toThrow(FileNotFoundError);
   });
 });
 
@@ -137,12 +137,12 @@ describe('ensureArea and listFiles', () => {
     writeFileSync(path.join(home, 'elsewhere', 'x.txt'), 'x');
     mkdirSync(path.join(home, 'threads/s1/user-data'), { recursive: true });
     symlinkSync(path.join(home, 'elsewhere'), path.join(home, 'threads/s1/user-data/uploads'));
-    await expect(files.ensureArea('s1', 'uploads')).rejects.toThrow(ForbiddenError);
-    await expect(files.listFiles('s1', 'uploads')).rejects.toThrow(ForbiddenError);
+    await expect(files.ensureArea('s1', 'uploads')).rejects.toThrow(PathOutsideThreadError);
+    await expect(files.listFiles('s1', 'uploads')).rejects.toThrow(PathOutsideThreadError);
 
     mkdirSync(path.join(home, 'elsewhere-thread/user-data/uploads'), { recursive: true });
     symlinkSync(path.join(home, 'elsewhere-thread'), path.join(home, 'threads/s2'));
-    await expect(files.ensureArea('s2', 'uploads')).rejects.toThrow(ForbiddenError);
+    await expect(files.ensureArea('s2', 'uploads')).rejects.toThrow(PathOutsideThreadError);
   });
 });
 
@@ -152,7 +152,7 @@ describe('removeThread', () => {
     await files.removeThread('d1');
     expect(existsSync(path.join(home, 'threads/d1'))).toBe(false);
     await files.removeThread('d1');
-    await expect(files.removeThread('../x')).rejects.toThrow(ValidationError);
+    await expect(files.removeThread('../x')).rejects.toThrow(ThreadIdInvalidError);
   });
 });
 

@@ -84,7 +84,7 @@ async function secret(deps: ChannelsDeps, channel: ChannelName, key: string, ref
   if (resolved.value) return resolved.value;
   const why = resolved.missing ? `the environment variable ${resolved.missing} (channels.${channel}.${key}) is not set` : `channels.${channel}.${key} is not set`;
   log.error(`${channel} is enabled but ${why}; it stays off in this worker`);
-  await deps.stores.channels.report(channel, { last_error: why }).catch(() => undefined);
+  await deps.stores.channels.report(channel, { last_error: why }).catch(() => undefined); // only the status page: the log line above says it
   return null;
 }
 
@@ -119,7 +119,7 @@ async function feishuPlatform(deps: ChannelsDeps, shared: Shared): Promise<Platf
   const feishu = deps.config.channels.feishu;
   if (!feishu.app_id) {
     shared.log.error('feishu is enabled but channels.feishu.app_id is not set; it stays off in this worker');
-    await deps.stores.channels.report('feishu', { last_error: 'channels.feishu.app_id is not set' }).catch(() => undefined);
+    await deps.stores.channels.report('feishu', { last_error: 'channels.feishu.app_id is not set' }).catch(() => undefined); // only the status page: logged above
     return null;
   }
   const appSecret = await secret(deps, 'feishu', 'app_secret', feishu.app_secret, shared.log);

@@ -10,6 +10,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { FeishuChannelConfig } from '../../src/config/app-config.schemas.js';
 import type { ChannelStore } from '../../src/channels/channels.js';
 import { fileNameProblem } from '../../src/workspace/thread-files.js';
+import { ChannelEventNotTakenError } from './channels.errors.js';
 import { commandOf, createChatMessages, type ConnectionParts, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
 import { feishuRetry, sdkLogger, type FeishuApi, type ResourceType } from './feishu-api.js';
 import { holdInbox, type InboxHolderDeps } from './inbox.js';
@@ -84,6 +85,7 @@ export function parseMessage(message: NonNullable<FeishuMessageEvent['message']>
     const parsed: unknown = JSON.parse(message.content);
     content = isObject(parsed) ? parsed : {};
   } catch {
+    // Content that is not JSON carries nothing this channel can read: it counts as empty.
     content = {};
   }
   let parsed: Parsed | null = null;
@@ -149,7 +151,7 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
   /** Records an event that came over the long connection (once per event_id), before it is acknowledged. */
   async function record(data: FeishuMessageEvent, signal: AbortSignal): Promise<void> {
     const eventId = data.event_id ?? data.message?.message_id;
-    if (!eventId || signal.aborted) throw new Error('not taken in: no event_id, or the connection is closing');
+    if (!eventId || signal.aborted) throw new ChannelEventNotTakenError('not taken in: no event_id, or the connection is closing');
     await store.recordEvent('feishu', eventId, JSON.stringify(data));
   }
 
@@ -171,7 +173,7 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
       },
     });
 
-    const report = (fields: { connected: boolean; last_error?: string | null }) => store.report('feishu', fields).catch(() => undefined);
+    const report = (fields: { connected: boolean; last_error?: string | null }) => store.report('feishu', fields).catch(() => undefined); // only the status page: the connection goes on either way
 
     /**
      * One long connection, until it drops, fails or `signal` aborts. The SDK's own reconnecting
@@ -218,7 +220,7 @@ export function createFeishuConnection(deps: FeishuConnectionDeps) {
       failures = Date.now() - since > 60_000 ? 1 : failures + 1;
       log.warn({ why, attempt: failures }, 'feishu: the long connection ended; connecting again');
       await report({ connected: false, last_error: why });
-      await delay(feishuRetry.backoffMs(failures, null), undefined, { signal }).catch(() => undefined);
+      await delay(feishuRetry.backoffMs(failures, null), undefined, { signal }).catch(() => undefined); // aborted: the loop's check ends it
     }
   }
 

@@ -6,6 +6,7 @@
 // holder dies mid-way, and a holder that lost the lease stops at once.
 import type { Logger } from 'pino';
 import type { ChannelName, ChannelStore, InboxEntry } from '../../src/channels/channels.js';
+import { ChannelLeaseLostError } from './channels.errors.js';
 import type { RunAnswers } from './run-answers.js';
 
 /** How long one read of the inbox waits for an event. */
@@ -43,7 +44,7 @@ async function readInbox(channel: ChannelName, deps: InboxHolderDeps, events: Pu
         deps.log.warn({ entry: entry.id }, `${channel}: an inbox entry is not JSON; passed over`);
       }
       if (body !== undefined) await events.handle(body, signal);
-      if (!(await deps.store.dropEvent(channel, token, entry.id))) throw new Error(`the lease was taken over; this worker stops reading ${channel} events`);
+      if (!(await deps.store.dropEvent(channel, token, entry.id))) throw new ChannelLeaseLostError(`the lease was taken over; this worker stops reading ${channel} events`);
       after = entry.id;
     }
   }

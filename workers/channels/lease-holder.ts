@@ -7,6 +7,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { ChannelName, ChannelStore } from '../../src/channels/channels.js';
+import { ChannelLeaseLostError } from './channels.errors.js';
 
 /** Runs a platform's connection until `signal` aborts; `token` is the lease's fencing token. */
 export type Connect = (token: string, signal: AbortSignal) => Promise<void>;
@@ -42,12 +43,12 @@ export function startLeaseHolder(options: LeaseHolderOptions): LeaseHolder {
         .renew(channel, token, leaseMs)
         .then((held) => {
           if (held) renewedAt = Date.now();
-          else connection.abort(new Error('lease lost'));
+          else connection.abort(new ChannelLeaseLostError('lease lost'));
         })
         .catch((err: unknown) => {
           // Redis unreachable: the lease may lapse meanwhile, and another may take it.
           log.warn({ err, channel }, 'channel lease renewal failed');
-          if (Date.now() - renewedAt >= leaseMs) connection.abort(new Error('lease not renewed in time'));
+          if (Date.now() - renewedAt >= leaseMs) connection.abort(new ChannelLeaseLostError('lease not renewed in time'));
         });
     }, Math.max(100, Math.floor(leaseMs / 3)));
     return () => clearInterval(timer);
@@ -65,7 +66,7 @@ export function startLeaseHolder(options: LeaseHolderOptions): LeaseHolder {
     } catch (err) {
       if (!connection.signal.aborted) {
         log.error({ err, channel }, 'channel connection failed');
-        await store.report(channel, { last_error: errorText(err) }).catch(() => undefined);
+        await store.report(channel, { last_error: errorText(err) }).catch(() => undefined); // only the status page: logged just above
       }
     } finally {
       stopRenewing();
@@ -73,7 +74,7 @@ export function startLeaseHolder(options: LeaseHolderOptions): LeaseHolder {
       current = null;
       // Given back at once (when still ours), so a restart or a stop hands over without waiting out the lease.
       await store.release(channel, token).catch((err: unknown) => log.warn({ err, channel }, 'channel lease release failed; it lapses by itself'));
-      await store.report(channel, { connected: false, holder: null }).catch(() => undefined);
+      await store.report(channel, { connected: false, holder: null }).catch(() => undefined); // only the status page, which the next holder rewrites
       log.info({ channel, why: errorText(connection.signal.reason ?? 'ended') }, 'channel connection dropped');
     }
   }
@@ -90,11 +91,11 @@ export function startLeaseHolder(options: LeaseHolderOptions): LeaseHolder {
         const started = Date.now();
         await holdOnce(token);
         // A connection that fails at once must not spin: wait a little before racing again.
-        if (Date.now() - started < 1_000) await delay(1_000, undefined, { signal: stopping.signal }).catch(() => undefined);
+        if (Date.now() - started < 1_000) await delay(1_000, undefined, { signal: stopping.signal }).catch(() => undefined); // stopping: the loop's check ends it
         continue;
       }
       // Tries spread over half a lease: a takeover comes within about 1.5 leases of the death.
-      await delay(leaseMs / 4 + Math.random() * (leaseMs / 4), undefined, { signal: stopping.signal }).catch(() => undefined);
+      await delay(leaseMs / 4 + Math.random() * (leaseMs / 4), undefined, { signal: stopping.signal }).catch(() => undefined); // stopping: the loop's check ends it
     }
   })();
 

@@ -66,7 +66,7 @@ export function createSlackConnection(deps: SlackConnectionDeps) {
       } catch (err) {
         if (signal.aborted) throw err;
         log.warn({ err, attempt }, 'slack: auth.test failed; trying again');
-        await store.report('slack', { connected: false, last_error: errorText(err) }).catch(() => undefined);
+        await store.report('slack', { connected: false, last_error: errorText(err) }).catch(() => undefined); // only the status page; auth.test is asked again
         await delay(slackRetry.backoffMs(attempt, err), undefined, { signal });
       }
     }

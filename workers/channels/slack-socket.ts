@@ -66,7 +66,7 @@ export async function runSocketMode(deps: SocketModeDeps, signal: AbortSignal): 
     try {
       const starting = client.start();
       // Given up on when the lease goes first: its failure then has nobody to tell.
-      starting.catch(() => undefined);
+      starting.catch(() => undefined); // a start that fails after the race is lost has no one to tell; the loop reconnects
       await Promise.race([starting, aborted(signal)]);
       if (signal.aborted) break;
       failures = 0;
@@ -77,13 +77,13 @@ export async function runSocketMode(deps: SocketModeDeps, signal: AbortSignal): 
       // apps.connections.open refused (a 429 names its wait), or the socket did not open.
       why = slackError('apps.connections.open', err);
     } finally {
-      await Promise.race([client.disconnect().catch(() => undefined), delay(CLOSE_WAIT_MS, undefined, { ref: false })]);
+      await Promise.race([client.disconnect().catch(() => undefined), delay(CLOSE_WAIT_MS, undefined, { ref: false })]); // this client is dropped either way
       client.removeAllListeners('slack_event');
     }
     if (signal.aborted) break;
     failures++;
     log.warn({ err: why, attempt: failures }, 'slack: the Socket Mode connection dropped; opening it again');
-    await deps.onDropped(why).catch(() => undefined);
-    await delay(slackRetry.backoffMs(failures, why), undefined, { signal }).catch(() => undefined);
+    await deps.onDropped(why).catch(() => undefined); // only the status page; `why` was logged just above
+    await delay(slackRetry.backoffMs(failures, why), undefined, { signal }).catch(() => undefined); // aborted: the loop's check ends it
   }
 }

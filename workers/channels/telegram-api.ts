@@ -90,7 +90,7 @@ export function createTelegramApi(baseUrl: string, token: string): TelegramApi {
       if (options.signal?.aborted) throw err;
       throw new TelegramError(method, 0, err instanceof Error ? err.message : String(err));
     }
-    const parsed = (await res.json().catch(() => null)) as TelegramReply | null;
+    const parsed = (await res.json().catch(() => null)) as TelegramReply | null; // not JSON: the HTTP status below says what failed
     if (!parsed || !parsed.ok) {
       throw new TelegramError(method, parsed?.error_code ?? res.status, parsed?.description ?? `HTTP ${res.status}`, parsed?.parameters?.retry_after ?? null);
     }

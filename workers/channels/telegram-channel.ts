@@ -6,6 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { TelegramChannelConfig } from '../../src/config/app-config.schemas.js';
 import type { ChannelStore } from '../../src/channels/channels.js';
 import { fileNameProblem } from '../../src/workspace/thread-files.js';
+import { ChannelLeaseLostError } from './channels.errors.js';
 import { commandOf, createChatMessages, type ConnectionParts, type IncomingAttachment, type IncomingMessage } from './chat-messages.js';
 import type { TelegramApi, TelegramMessage, TelegramUpdate } from './telegram-api.js';
 import { backoffMs, telegramRetry, untilDone } from './telegram-retry.js';
@@ -85,8 +86,8 @@ export function createTelegramConnection(deps: TelegramConnectionDeps) {
           failures++;
           connected = false;
           log.warn({ err, attempt: failures }, 'telegram: polling failed; trying again');
-          await deps.store.report('telegram', { connected: false, last_error: err instanceof Error ? err.message : String(err) }).catch(() => undefined);
-          await delay(backoffMs(failures, err), undefined, { signal }).catch(() => undefined);
+          await deps.store.report('telegram', { connected: false, last_error: err instanceof Error ? err.message : String(err) }).catch(() => undefined); // only the status page; polling retries regardless
+          await delay(backoffMs(failures, err), undefined, { signal }).catch(() => undefined); // aborted: the loop's check ends it
           continue;
         }
         failures = 0;
@@ -96,7 +97,7 @@ export function createTelegramConnection(deps: TelegramConnectionDeps) {
         }
         for (const update of updates) {
           await handleUpdate(update, signal);
-          if (!(await deps.store.raiseOffset('telegram', token, update.update_id + 1))) throw new Error('the lease was taken over; this worker stops polling');
+          if (!(await deps.store.raiseOffset('telegram', token, update.update_id + 1))) throw new ChannelLeaseLostError('the lease was taken over; this worker stops polling');
         }
       }
     } finally {

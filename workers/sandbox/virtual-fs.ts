@@ -5,7 +5,7 @@
 // Error messages name virtual paths only: the model never learns where WARREN_HOME is.
 import { lstat, mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { BadRequestError, ForbiddenError, InsufficientStorageError, NotFoundError, isWarrenError } from '../../src/errors.js';
+import { DiskFullError, isWarrenError } from '../../src/errors.js';
 import {
   USER_DATA_AREAS,
   VIRTUAL_USER_DATA,
@@ -15,6 +15,22 @@ import {
   type ThreadFiles,
   type UserDataArea,
 } from '../../src/workspace/thread-files.js';
+import {
+  FileNameInvalidError,
+  FileNotFoundError,
+  PathInvalidError,
+  PathNotAFileError,
+  PathNotAFolderError,
+  PathOutsideThreadError,
+} from '../../src/workspace/workspace.errors.js';
+import {
+  SandboxFsFailedError,
+  SandboxLinkRefusedError,
+  SandboxPathExistsError,
+  SandboxPathOutsideError,
+  SandboxPermissionDeniedError,
+  SandboxReadOnlyError,
+} from './sandbox.errors.js';
 
 export const VIRTUAL_SKILLS = '/mnt/skills';
 export const SKILL_AREAS = ['public', 'custom'] as const;
@@ -34,7 +50,7 @@ export interface ResolvedPath {
 }
 
 export interface VirtualFs {
-  /** An existing file or folder. NotFoundError when missing, ForbiddenError when it leads outside. */
+  /** An existing file or folder. FileNotFoundError when missing, SandboxPathOutsideError when it leads outside. */
   resolveExisting(threadId: string, virtualPath: string): Promise<ResolvedPath>;
   /**
    * Where a file may be written: an area the agent may write to, with missing parent folders
@@ -55,11 +71,11 @@ export interface AgentPath {
   rest: string[];
 }
 
-/** Validates the shape of a virtual path. Throws BadRequestError or ForbiddenError with the path in the message. */
+/** Validates the shape of a virtual path. Throws a path cause (workspace.errors.ts, sandbox.errors.ts) naming the path. */
 export function parseAgentPath(virtualPath: string): AgentPath {
-  if (typeof virtualPath !== 'string' || virtualPath.length === 0) throw new BadRequestError('The path is empty.');
+  if (typeof virtualPath !== 'string' || virtualPath.length === 0) throw new PathInvalidError('The path is empty.');
   if (!virtualPath.startsWith('/')) {
-    throw new BadRequestError(`${JSON.stringify(virtualPath)} is not absolute: use a full path such as ${VIRTUAL_USER_DATA}/workspace/notes.md.`);
+    throw new PathInvalidError(`${JSON.stringify(virtualPath)} is not absolute: use a full path such as ${VIRTUAL_USER_DATA}/workspace/notes.md.`);
   }
   let segments: string[];
   try {
@@ -67,47 +83,47 @@ export function parseAgentPath(virtualPath: string): AgentPath {
   } catch (err) {
     // Same class, with the path named: the model needs to know which argument was refused.
     const message = `${JSON.stringify(virtualPath)}: ${(err as Error).message}`;
-    throw err instanceof ForbiddenError ? new ForbiddenError(message) : new BadRequestError(message);
+    throw err instanceof PathOutsideThreadError ? new PathOutsideThreadError(message) : new PathInvalidError(message);
   }
   const virtual = `/${segments.join('/')}`;
   const [mnt, root, area] = segments;
   if (mnt === 'mnt' && root === 'user-data') {
     if (area !== undefined && !(USER_DATA_AREAS as readonly string[]).includes(area)) {
-      throw new NotFoundError(`${virtual} does not exist: ${LAYOUT_HINT}.`);
+      throw new FileNotFoundError(`${virtual} does not exist: ${LAYOUT_HINT}.`);
     }
     return { virtual, kind: 'user-data', rest: segments.slice(2) };
   }
   if (mnt === 'mnt' && root === 'skills') {
     if (area !== undefined && !(SKILL_AREAS as readonly string[]).includes(area)) {
-      throw new NotFoundError(`${virtual} does not exist: ${LAYOUT_HINT}.`);
+      throw new FileNotFoundError(`${virtual} does not exist: ${LAYOUT_HINT}.`);
     }
     return { virtual, kind: 'skills', rest: segments.slice(2) };
   }
-  throw new ForbiddenError(`${virtual} is outside the sandbox: ${LAYOUT_HINT}.`);
+  throw new SandboxPathOutsideError(`${virtual} is outside the sandbox: ${LAYOUT_HINT}.`);
 }
 
 /** Turns a file-system error into one that names the virtual path instead of the real one. */
 export function describeFsError(err: unknown, virtual: string): Error {
   // The atomic write already named the virtual path and said why (the disk is full).
-  if (err instanceof InsufficientStorageError) return err;
+  if (err instanceof DiskFullError) return err;
   const code = (err as NodeJS.ErrnoException | null)?.code;
   switch (code) {
     case 'ENOENT':
     case 'ENOTDIR':
-      return new NotFoundError(`${virtual} does not exist.`);
+      return new FileNotFoundError(`${virtual} does not exist.`);
     case 'EISDIR':
-      return new BadRequestError(`${virtual} is a folder, not a file.`);
+      return new PathNotAFileError(`${virtual} is a folder, not a file.`);
     case 'EEXIST':
-      return new BadRequestError(`${virtual} already exists.`);
+      return new SandboxPathExistsError(`${virtual} already exists.`);
     case 'EACCES':
     case 'EPERM':
     case 'EROFS':
-      return new ForbiddenError(`${virtual}: permission denied.`);
+      return new SandboxPermissionDeniedError(`${virtual}: permission denied.`);
     case 'ELOOP':
-      return new ForbiddenError(`${virtual}: too many levels of symbolic links.`);
+      return new SandboxLinkRefusedError(`${virtual}: too many levels of symbolic links.`);
     default:
       // The cause keeps the real path for the logs; the message, which the model sees, does not.
-      return new Error(`${virtual}: file system error${code ? ` (${code})` : ''}.`, { cause: err });
+      return new SandboxFsFailedError(`${virtual}: file system error${code ? ` (${code})` : ''}.`, { cause: err });
   }
 }
 
@@ -148,18 +164,18 @@ export function createVirtualFs(deps: { files: ThreadFiles; skillsDir: string })
   };
 
   const checked = (root: string, kind: AgentPath['kind'], realPath: string, virtual: string): ResolvedPath => {
-    if (!isWithin(root, realPath)) throw new ForbiddenError(`${virtual} leads outside the sandbox (through a symbolic link) and is refused.`);
+    if (!isWithin(root, realPath)) throw new SandboxPathOutsideError(`${virtual} leads outside the sandbox (through a symbolic link) and is refused.`);
     const area = areaOf(root, kind, realPath);
     return { virtual, real: realPath, area, writable: area !== null && area !== 'skills' && WRITABLE_AREAS.includes(area) };
   };
 
   const refuseReadOnly = (parsed: AgentPath): void => {
-    if (parsed.kind === 'skills') throw new ForbiddenError(`${parsed.virtual} is read-only: skills cannot be changed.`);
+    if (parsed.kind === 'skills') throw new SandboxReadOnlyError(`${parsed.virtual} is read-only: skills cannot be changed.`);
     const area = parsed.rest[0];
     if (area === 'uploads') {
-      throw new ForbiddenError(`${parsed.virtual} is read-only: uploads belong to the user. Write to ${VIRTUAL_USER_DATA}/outputs or ${VIRTUAL_USER_DATA}/workspace.`);
+      throw new SandboxReadOnlyError(`${parsed.virtual} is read-only: uploads belong to the user. Write to ${VIRTUAL_USER_DATA}/outputs or ${VIRTUAL_USER_DATA}/workspace.`);
     }
-    if (parsed.rest.length < 2) throw new BadRequestError(`${parsed.virtual} is a folder, not a file.`);
+    if (parsed.rest.length < 2) throw new PathNotAFileError(`${parsed.virtual} is a folder, not a file.`);
   };
 
   return {
@@ -175,7 +191,7 @@ export function createVirtualFs(deps: { files: ThreadFiles; skillsDir: string })
       refuseReadOnly(parsed);
       for (const segment of parsed.rest.slice(1)) {
         const problem = fileNameProblem(segment);
-        if (problem) throw new BadRequestError(`${parsed.virtual}: ${problem}.`);
+        if (problem) throw new FileNameInvalidError(`${parsed.virtual}: ${problem}.`);
       }
       const { root, kind } = await rootOf(threadId, parsed);
       const area = parsed.rest[0] as string;
@@ -192,23 +208,23 @@ export function createVirtualFs(deps: { files: ThreadFiles; skillsDir: string })
         // Whether just made or already there (perhaps a symlink), the folder must stay inside.
         // Unresolvable is refused below, as a broken link.
         const linked = await realpath(next).catch(() => null);
-        if (linked === null) throw new ForbiddenError(`${shown} is a broken symbolic link and is refused.`);
+        if (linked === null) throw new SandboxLinkRefusedError(`${shown} is a broken symbolic link and is refused.`);
         dir = checked(root, kind, linked, shown);
-        if (!(await lstat(dir.real)).isDirectory()) throw new BadRequestError(`${shown} is a file, not a folder.`);
+        if (!(await lstat(dir.real)).isDirectory()) throw new PathNotAFolderError(`${shown} is a file, not a folder.`);
       }
-      if (!dir.writable) throw new ForbiddenError(`${parsed.virtual} leads into a read-only folder and is refused.`);
+      if (!dir.writable) throw new SandboxReadOnlyError(`${parsed.virtual} leads into a read-only folder and is refused.`);
       const target = path.join(dir.real, parsed.rest.at(-1) as string);
       // Not there yet: the file will be created.
       const existing = await lstat(target).catch(() => null);
-      if (existing?.isDirectory()) throw new BadRequestError(`${parsed.virtual} is a folder, not a file.`);
+      if (existing?.isDirectory()) throw new PathNotAFileError(`${parsed.virtual} is a folder, not a file.`);
       let resolved: ResolvedPath = { virtual: parsed.virtual, real: target, area: dir.area, writable: true };
       if (existing?.isSymbolicLink()) {
         // Unresolvable is refused below, as a broken link.
         const linked = await realpath(target).catch(() => null);
-        if (linked === null) throw new ForbiddenError(`${parsed.virtual} is a broken symbolic link and is refused.`);
+        if (linked === null) throw new SandboxLinkRefusedError(`${parsed.virtual} is a broken symbolic link and is refused.`);
         resolved = checked(root, kind, linked, parsed.virtual);
       }
-      if (!resolved.writable) throw new ForbiddenError(`${parsed.virtual} leads into a read-only folder and is refused.`);
+      if (!resolved.writable) throw new SandboxReadOnlyError(`${parsed.virtual} leads into a read-only folder and is refused.`);
       return resolved;
     },
 

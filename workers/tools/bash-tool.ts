@@ -3,9 +3,11 @@
 // silent one; a time-out or the output cap is said in plain words.
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Type } from 'typebox';
-import { BadRequestError, isWarrenError } from '../../src/errors.js';
+import { isWarrenError } from '../../src/errors.js';
 import type { BashResult, BashRunner } from '../sandbox/bash-runner.js';
+import { SandboxCommandFailedError } from '../sandbox/sandbox.errors.js';
 import { defineTool, StepDescription, threadIdOf } from './define-tool.js';
+import { ToolArgumentInvalidError } from './tools.errors.js';
 
 function describeRunner(runner: BashRunner): string {
   const where =
@@ -36,8 +38,8 @@ export function formatBashResult(result: BashResult, timeoutSeconds: number): st
 export function createBashTool(runner: BashRunner): StructuredToolInterface {
   const schema = Type.Object({ description: StepDescription, command: Type.String({ description: 'The shell command to run.' }) });
   return defineTool({ name: 'bash', description: describeRunner(runner), schema }, async ({ command }, config) => {
-    if (command.trim() === '') throw new BadRequestError('The command is empty.');
-    if (command.includes('\u0000')) throw new BadRequestError('The command contains a NUL character.');
+    if (command.trim() === '') throw new ToolArgumentInvalidError('The command is empty.');
+    if (command.includes('\u0000')) throw new ToolArgumentInvalidError('The command contains a NUL character.');
     let result: BashResult;
     try {
       result = await runner.run(threadIdOf(config), command, { signal: config.signal });
@@ -45,7 +47,7 @@ export function createBashTool(runner: BashRunner): StructuredToolInterface {
       if (isWarrenError(err)) throw err;
       // Raw errors (spawn, mkdir) carry host paths; the model gets the code, the logs the cause.
       const code = (err as NodeJS.ErrnoException).code;
-      throw new Error(`The sandbox could not run the command${code ? ` (${code})` : ''}.`, { cause: err });
+      throw new SandboxCommandFailedError(`The sandbox could not run the command${code ? ` (${code})` : ''}.`, { cause: err });
     }
     return formatBashResult(result, runner.timeoutSeconds);
   });

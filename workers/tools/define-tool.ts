@@ -3,8 +3,8 @@
 // tool object serves every run of the worker.
 import { tool, type StructuredToolInterface, type ToolRunnableConfig } from '@langchain/core/tools';
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
-import { BadRequestError } from '../../src/errors.js';
 import { isThreadId } from '../../src/workspace/thread-files.js';
+import { ToolContextMissingError } from './tools.errors.js';
 
 export interface ToolSpec<S extends TObject> {
   name: string;
@@ -31,7 +31,7 @@ export function defineTool<S extends TObject>(
 export function threadIdOf(config: ToolRunnableConfig): string {
   const threadId: unknown = config.configurable?.thread_id;
   if (typeof threadId !== 'string' || !isThreadId(threadId)) {
-    throw new BadRequestError('This tool needs a thread: config.configurable.thread_id is missing or invalid.');
+    throw new ToolContextMissingError('This tool needs a thread: config.configurable.thread_id is missing or invalid.');
   }
   return threadId;
 }
@@ -39,7 +39,7 @@ export function threadIdOf(config: ToolRunnableConfig): string {
 /** The id of the tool call being answered (set by ToolNode, or by invoking with a ToolCall). */
 export function toolCallIdOf(config: ToolRunnableConfig): string {
   const id = config.toolCall?.id;
-  if (typeof id !== 'string' || id === '') throw new BadRequestError('This tool must be called through a tool call (no tool_call_id).');
+  if (typeof id !== 'string' || id === '') throw new ToolContextMissingError('This tool must be called through a tool call (no tool_call_id).');
   return id;
 }
 

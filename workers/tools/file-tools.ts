@@ -6,11 +6,14 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Type } from 'typebox';
-import { BadRequestError, errnoCode, ForbiddenError, PayloadTooLargeError } from '../../src/errors.js';
+import { errnoCode } from '../../src/errors.js';
 import { isTempName, writeFileAtomic } from '../../src/workspace/thread-files.js';
+import { PathNotAFileError } from '../../src/workspace/workspace.errors.js';
+import { SandboxReadOnlyError } from '../sandbox/sandbox.errors.js';
 import { describeFsError, type ResolvedPath, type VirtualFs } from '../sandbox/virtual-fs.js';
 import { defineTool, nullable, StepDescription, threadIdOf } from './define-tool.js';
 import { looksBinary, readLineRange } from './text-lines.js';
+import { ToolArgumentInvalidError, ToolEditAmbiguousError, ToolEditNoMatchError, ToolFileBinaryError, ToolFileTooLargeError } from './tools.errors.js';
 
 /** Entries one `ls` shows; a bigger folder is cut with a note. */
 export const LS_MAX_ENTRIES = 500;
@@ -74,8 +77,8 @@ function createLsTool(vfs: VirtualFs): StructuredToolInterface {
 async function textFile(vfs: VirtualFs, threadId: string, virtualPath: string): Promise<ResolvedPath & { size: number }> {
   const resolved = await vfs.resolveExisting(threadId, virtualPath);
   const stat = await statOf(resolved);
-  if (stat.isDirectory()) throw new BadRequestError(`${resolved.virtual} is a folder: use ls to see what is in it.`);
-  if (!stat.isFile()) throw new BadRequestError(`${resolved.virtual} is not a regular file.`);
+  if (stat.isDirectory()) throw new PathNotAFileError(`${resolved.virtual} is a folder: use ls to see what is in it.`);
+  if (!stat.isFile()) throw new PathNotAFileError(`${resolved.virtual} is not a regular file.`);
   let binary: boolean;
   try {
     binary = await looksBinary(resolved.real);
@@ -83,7 +86,7 @@ async function textFile(vfs: VirtualFs, threadId: string, virtualPath: string): 
     throw describeFsError(err, resolved.virtual);
   }
   if (binary) {
-    throw new BadRequestError(
+    throw new ToolFileBinaryError(
       `${resolved.virtual} is a binary file and cannot be read as text. Uploaded documents have a Markdown conversion beside them (same name, .md).`,
     );
   }
@@ -106,7 +109,7 @@ function createReadFileTool(vfs: VirtualFs): StructuredToolInterface {
     async ({ path: virtualPath, start_line: startLine, end_line: endLine }, config) => {
       const start = startLine ?? 1;
       const end = endLine ?? undefined;
-      if (end !== undefined && end < start) throw new BadRequestError(`end_line (${end}) is before start_line (${start}).`);
+      if (end !== undefined && end < start) throw new ToolArgumentInvalidError(`end_line (${end}) is before start_line (${start}).`);
       const file = await textFile(vfs, threadIdOf(config), virtualPath);
       let read;
       try {
@@ -116,7 +119,7 @@ function createReadFileTool(vfs: VirtualFs): StructuredToolInterface {
       }
       if (read.lastLine < start) {
         if (read.totalLines === 0) return `${file.virtual} is empty.`;
-        throw new BadRequestError(`start_line ${start} is past the end of ${file.virtual}, which has ${read.totalLines} lines.`);
+        throw new ToolArgumentInvalidError(`start_line ${start} is past the end of ${file.virtual}, which has ${read.totalLines} lines.`);
       }
       if (!read.capped) return read.text;
       return `${read.text}\n\n[read_file: stopped after line ${read.lastLine} at the ${READ_MAX_CHARS}-character limit; call read_file with start_line=${read.lastLine + 1} to read on]`;
@@ -173,10 +176,10 @@ function createStrReplaceTool(vfs: VirtualFs): StructuredToolInterface {
     },
     async ({ path: virtualPath, old_str: oldStr, new_str: newStr, replace_all: replaceAllArg }, config) => {
       const replaceAll = replaceAllArg ?? false;
-      if (oldStr === '') throw new BadRequestError('old_str is empty: give the exact text to replace.');
+      if (oldStr === '') throw new ToolArgumentInvalidError('old_str is empty: give the exact text to replace.');
       const file = await textFile(vfs, threadIdOf(config), virtualPath);
-      if (!file.writable) throw new ForbiddenError(`${file.virtual} is read-only: copy it to /mnt/user-data/workspace or /mnt/user-data/outputs first.`);
-      if (file.size > EDIT_MAX_BYTES) throw new PayloadTooLargeError(`${file.virtual} is larger than ${EDIT_MAX_BYTES} bytes; edit it with bash instead.`);
+      if (!file.writable) throw new SandboxReadOnlyError(`${file.virtual} is read-only: copy it to /mnt/user-data/workspace or /mnt/user-data/outputs first.`);
+      if (file.size > EDIT_MAX_BYTES) throw new ToolFileTooLargeError(`${file.virtual} is larger than ${EDIT_MAX_BYTES} bytes; edit it with bash instead.`);
       let text: string;
       try {
         text = await readFile(file.real, 'utf8');
@@ -184,9 +187,9 @@ function createStrReplaceTool(vfs: VirtualFs): StructuredToolInterface {
         throw describeFsError(err, file.virtual);
       }
       const count = countOccurrences(text, oldStr);
-      if (count === 0) throw new BadRequestError(`old_str was not found in ${file.virtual}. Read the file again and copy the text exactly.`);
+      if (count === 0) throw new ToolEditNoMatchError(`old_str was not found in ${file.virtual}. Read the file again and copy the text exactly.`);
       if (count > 1 && !replaceAll) {
-        throw new BadRequestError(`old_str appears ${count} times in ${file.virtual}: add surrounding text to make it unique, or set replace_all to true.`);
+        throw new ToolEditAmbiguousError(`old_str appears ${count} times in ${file.virtual}: add surrounding text to make it unique, or set replace_all to true.`);
       }
       // split/join, not String.replace: `$&` and friends in new_str must stay literal.
       const updated = replaceAll ? text.split(oldStr).join(newStr) : text.replace(oldStr, () => newStr);

@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { McpServer } from '../../src/config/extensions.js';
 import type { HttpAuthSource } from './mcp-http-auth.js';
 import { planMcpTransport, type McpTransportPlan } from './mcp-transport.js';
+import { McpConnectTimeoutError } from './tools.errors.js';
 
 const CLIENT_INFO = { name: 'warren-worker', version: '1.0.0' };
 const STDERR_LINE_MAX = 500;
@@ -54,7 +55,7 @@ function describe(err: unknown): string {
 async function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`did not start and list its tools within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new McpConnectTimeoutError(`did not start and list its tools within ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([work, expired]);

@@ -1,8 +1,9 @@
 // One OAuth 2.0 token request (RFC 6749 §4.4 client_credentials, §6 refresh_token), form-encoded,
-// and the reading of its answer. Every failure is an Error whose message names the endpoint by
-// origin and path and says what went wrong, and never holds a secret: not the client secret,
-// not the refresh token, not a token, not the endpoint's query string.
+// and the reading of its answer. Every failure is a McpOAuthTokenFailedError whose message names
+// the endpoint by origin and path and says what went wrong, and never holds a secret: not the
+// client secret, not the refresh token, not a token, not the endpoint's query string.
 import type { McpOAuthGrantType } from '../../src/config/extensions.js';
+import { McpOAuthTokenFailedError } from './tools.errors.js';
 
 /** An `oauth` block with defaults filled in and every `$NAME` resolved. */
 export interface OAuthSettings {
@@ -100,22 +101,22 @@ export async function requestToken(settings: OAuthSettings, refreshToken: string
       signal: AbortSignal.timeout(options.timeoutMs),
     });
   } catch (err) {
-    throw new Error(`${where} failed: ${transportFailure(err, options.timeoutMs)}`);
+    throw new McpOAuthTokenFailedError(`${where} failed: ${transportFailure(err, options.timeoutMs)}`);
   }
-  if (!response.ok) throw new Error(`${where} failed: HTTP ${response.status}${await errorCodeOf(response)}`);
+  if (!response.ok) throw new McpOAuthTokenFailedError(`${where} failed: HTTP ${response.status}${await errorCodeOf(response)}`);
 
   let body: unknown;
   try {
     body = await response.json();
   } catch {
-    throw new Error(`${where} failed: the answer is not JSON`);
+    throw new McpOAuthTokenFailedError(`${where} failed: the answer is not JSON`);
   }
-  if (body === null || typeof body !== 'object') throw new Error(`${where} failed: the answer is not a JSON object`);
+  if (body === null || typeof body !== 'object') throw new McpOAuthTokenFailedError(`${where} failed: the answer is not a JSON object`);
   const token = field(body, settings.token_field);
-  if (typeof token !== 'string' || token === '') throw new Error(`${where} failed: the answer has no "${settings.token_field}" string`);
+  if (typeof token !== 'string' || token === '') throw new McpOAuthTokenFailedError(`${where} failed: the answer has no "${settings.token_field}" string`);
   const given = field(body, settings.token_type_field);
   const type = normaliseType(typeof given === 'string' && given !== '' ? given : settings.default_token_type);
-  if (!HEADER_SAFE.test(token) || !HEADER_SAFE.test(type)) throw new Error(`${where} failed: the token or its type is not a valid header value`);
+  if (!HEADER_SAFE.test(token) || !HEADER_SAFE.test(type)) throw new McpOAuthTokenFailedError(`${where} failed: the token or its type is not a valid header value`);
   const rotated = field(body, 'refresh_token');
   return {
     header: `${type} ${token}`,

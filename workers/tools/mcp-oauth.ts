@@ -12,6 +12,7 @@ import { MCP_OAUTH_DEFAULTS, type McpOAuth, type McpServer } from '../../src/con
 import type { HttpAuthSource } from './mcp-http-auth.js';
 import { endpointName, requestToken, type OAuthSettings } from './mcp-oauth-token.js';
 import { resolveValues } from './mcp-transport.js';
+import { McpOAuthUnconfiguredError } from './tools.errors.js';
 
 export interface McpOAuthOptions {
   log: Logger;
@@ -101,7 +102,7 @@ function createTokenSource(resolved: Resolved, context: SourceContext): HttpAuth
   if ('reason' in resolved) {
     const { reason } = resolved;
     return {
-      authorization: () => Promise.reject(new Error(reason)),
+      authorization: () => Promise.reject(new McpOAuthUnconfiguredError(reason)),
       invalidate: () => undefined,
     };
   }

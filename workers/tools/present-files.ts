@@ -7,10 +7,11 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Command } from '@langchain/langgraph';
 import { lstat } from 'node:fs/promises';
 import { Type } from 'typebox';
-import { BadRequestError } from '../../src/errors.js';
 import { VIRTUAL_USER_DATA } from '../../src/workspace/thread-files.js';
+import { PathNotAFileError } from '../../src/workspace/workspace.errors.js';
 import { describeFsError, type VirtualFs } from '../sandbox/virtual-fs.js';
 import { defineTool, threadIdOf, toolCallIdOf } from './define-tool.js';
+import { ToolPresentOutsideOutputsError } from './tools.errors.js';
 
 const OUTPUTS = `${VIRTUAL_USER_DATA}/outputs`;
 export const PRESENT_MAX_FILES = 50;
@@ -38,12 +39,12 @@ export function createPresentFilesTool(vfs: VirtualFs): StructuredToolInterface 
         // Both the path as named and where it really leads must be in outputs: the artifact
         // list shows the former and the download serves the latter.
         if (!resolved.virtual.startsWith(`${OUTPUTS}/`) || resolved.area !== 'outputs') {
-          throw new BadRequestError(`${resolved.virtual} is not in ${OUTPUTS}/: write or copy it there first.`);
+          throw new ToolPresentOutsideOutputsError(`${resolved.virtual} is not in ${OUTPUTS}/: write or copy it there first.`);
         }
         const stat = await lstat(resolved.real).catch((err: unknown) => {
           throw describeFsError(err, resolved.virtual);
         });
-        if (!stat.isFile()) throw new BadRequestError(`${resolved.virtual} is not a file.`);
+        if (!stat.isFile()) throw new PathNotAFileError(`${resolved.virtual} is not a file.`);
         if (!artifacts.includes(resolved.virtual)) artifacts.push(resolved.virtual);
       }
       const content = `Presented ${artifacts.length} file${artifacts.length === 1 ? '' : 's'} to the user:\n${artifacts.map((p) => `- ${p}`).join('\n')}`;

@@ -2,6 +2,7 @@
 import { ToolMessage } from '@langchain/core/messages';
 import { tool, type ToolRunnableConfig } from '@langchain/core/tools';
 import { Command } from '@langchain/langgraph';
+import { ToolArgumentInvalidError } from './tools.errors.js';
 
 const STATUSES = ['pending', 'in_progress', 'completed'] as const;
 type Status = (typeof STATUSES)[number];
@@ -12,11 +13,11 @@ interface TodoInput {
 
 function parseTodos(input: unknown): TodoInput['todos'] {
   const todos = (input as { todos?: unknown }).todos;
-  if (!Array.isArray(todos)) throw new Error('todos must be a list of {content, status}');
+  if (!Array.isArray(todos)) throw new ToolArgumentInvalidError('todos must be a list of {content, status}');
   return todos.map((t, i) => {
     const item = t as { content?: unknown; status?: unknown };
-    if (typeof item.content !== 'string' || item.content.trim() === '') throw new Error(`todo ${i + 1} needs content`);
-    if (!STATUSES.includes(item.status as Status)) throw new Error(`todo ${i + 1}: status must be one of ${STATUSES.join(', ')}`);
+    if (typeof item.content !== 'string' || item.content.trim() === '') throw new ToolArgumentInvalidError(`todo ${i + 1} needs content`);
+    if (!STATUSES.includes(item.status as Status)) throw new ToolArgumentInvalidError(`todo ${i + 1}: status must be one of ${STATUSES.join(', ')}`);
     return { content: item.content.trim(), status: item.status as Status };
   });
 }

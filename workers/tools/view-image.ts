@@ -4,10 +4,12 @@
 import { open } from 'node:fs/promises';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Type } from 'typebox';
-import { BadRequestError, PayloadTooLargeError } from '../../src/errors.js';
+import { isWarrenError } from '../../src/errors.js';
 import type { ThreadFiles } from '../../src/workspace/thread-files.js';
+import { PathNotAFileError } from '../../src/workspace/workspace.errors.js';
 import { createVirtualFs, describeFsError } from '../sandbox/virtual-fs.js';
 import { defineTool, threadIdOf } from './define-tool.js';
+import { ToolFileTooLargeError, ToolImageTypeUnsupportedError } from './tools.errors.js';
 
 export const VIEW_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -44,20 +46,21 @@ export function createViewImageTool(deps: { files: ThreadFiles; skillsDir: strin
         const handle = await open(resolved.real, 'r');
         try {
           const stat = await handle.stat();
-          if (!stat.isFile()) throw new BadRequestError(`${resolved.virtual} is not a file.`);
+          if (!stat.isFile()) throw new PathNotAFileError(`${resolved.virtual} is not a file.`);
           if (stat.size > VIEW_IMAGE_MAX_BYTES) {
-            throw new PayloadTooLargeError(`${resolved.virtual} is ${stat.size} bytes; view_image takes at most ${VIEW_IMAGE_MAX_BYTES}. Make a smaller copy with bash first.`);
+            throw new ToolFileTooLargeError(`${resolved.virtual} is ${stat.size} bytes; view_image takes at most ${VIEW_IMAGE_MAX_BYTES}. Make a smaller copy with bash first.`);
           }
           bytes = await handle.readFile();
         } finally {
           await handle.close();
         }
       } catch (err) {
-        if (err instanceof BadRequestError || err instanceof PayloadTooLargeError) throw err;
+        // Ours (just above) already name the virtual path; only raw file-system errors need translating.
+        if (isWarrenError(err)) throw err;
         throw describeFsError(err, resolved.virtual);
       }
       const mime = sniffImage(bytes);
-      if (!mime) throw new BadRequestError(`${resolved.virtual} is not a PNG, JPEG, GIF or WebP image.`);
+      if (!mime) throw new ToolImageTypeUnsupportedError(`${resolved.virtual} is not a PNG, JPEG, GIF or WebP image.`);
       return [
         { type: 'text', text: `Image ${resolved.virtual} (${mime}, ${bytes.length} bytes):` },
         { type: 'image_url', image_url: { url: `data:${mime};base64,${bytes.toString('base64')}` } },

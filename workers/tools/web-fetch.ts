@@ -7,9 +7,10 @@ import { gfm } from '@joplin/turndown-plugin-gfm';
 import TurndownService from 'turndown';
 import { Type } from 'typebox';
 import type { WebConfig } from '../../src/config/app-config.schemas.js';
-import { BadRequestError, ForbiddenError } from '../../src/errors.js';
+import { NetHostPrivateError, NetSchemeUnsupportedError } from '../../src/net/net.errors.js';
 import { guardedFetch, type GuardedFetch, type Resolver } from '../../src/net/outbound-guard.js';
 import { defineTool } from './define-tool.js';
+import { WebContentUnsupportedError, WebFetchFailedError, WebUrlInvalidError } from './tools.errors.js';
 
 /** Characters of text one fetch returns. */
 export const WEB_FETCH_MAX_CHARS = 50_000;
@@ -35,10 +36,10 @@ export function parseHttpUrl(raw: string, base?: URL): URL {
   try {
     url = new URL(raw, base);
   } catch {
-    throw new BadRequestError(`${JSON.stringify(raw)} is not a valid URL.`);
+    throw new WebUrlInvalidError(`${JSON.stringify(raw)} is not a valid URL.`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new BadRequestError(`Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`);
+    throw new NetSchemeUnsupportedError(`Only http and https URLs can be fetched, not ${url.protocol.replace(/:$/, '')}.`);
   }
   return url;
 }
@@ -71,15 +72,15 @@ async function download(start: URL, web: WebConfig, guarded: GuardedFetch, signa
     const url = new URL(response.url || start.href);
     if (!response.ok) {
       await response.body?.cancel();
-      throw new BadRequestError(`${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
+      throw new WebFetchFailedError(`${url.href} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
     }
     const { body, truncated } = await readCapped(response, web.fetch_max_bytes);
     return { url: url.href, contentType: response.headers.get('content-type') ?? '', body, truncated };
   } catch (err) {
-    if (timeout.aborted) throw new BadRequestError(`${start.href} did not answer within ${web.fetch_timeout_seconds} s.`);
+    if (timeout.aborted) throw new WebFetchFailedError(`${start.href} did not answer within ${web.fetch_timeout_seconds} s.`);
     // The guarded connection refused the address the name resolved to (rebinding, say).
-    if (err instanceof Error && err.cause instanceof ForbiddenError) throw err.cause;
-    if (err instanceof Error && err.name === 'TypeError') throw new BadRequestError(`Could not fetch ${start.href}: ${causeOf(err)}.`);
+    if (err instanceof Error && err.cause instanceof NetHostPrivateError) throw err.cause;
+    if (err instanceof Error && err.name === 'TypeError') throw new WebFetchFailedError(`Could not fetch ${start.href}: ${causeOf(err)}.`);
     throw err;
   }
 }
@@ -127,7 +128,7 @@ function kindOf(contentType: string, body: Buffer): Kind | null {
 function renderFetched(fetched: Fetched): string {
   const kind = kindOf(fetched.contentType, fetched.body);
   if (!kind) {
-    throw new BadRequestError(`${fetched.url} is ${fetched.contentType || 'binary data'}; web_fetch reads web pages, text and JSON only.`);
+    throw new WebContentUnsupportedError(`${fetched.url} is ${fetched.contentType || 'binary data'}; web_fetch reads web pages, text and JSON only.`);
   }
   const text = decode(fetched.body, fetched.contentType);
   let header = `URL: ${fetched.url}`;

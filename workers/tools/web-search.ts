@@ -6,8 +6,8 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { Type } from 'typebox';
 import type { WebConfig } from '../../src/config/app-config.schemas.js';
 import { resolveEnvRef } from '../../src/config/load-config.js';
-import { BadRequestError } from '../../src/errors.js';
 import { defineTool, nullable } from './define-tool.js';
+import { WebSearchFailedError, WebSearchUnconfiguredError } from './tools.errors.js';
 
 export const TAVILY_DEFAULT_URL = 'https://api.tavily.com/search';
 const SNIPPET_MAX_CHARS = 500;
@@ -25,7 +25,7 @@ function str(value: unknown): string {
 /** The `results` array both providers answer with, read defensively. */
 function parseResults(body: unknown, max: number): SearchResult[] {
   const results = (body as { results?: unknown } | null)?.results;
-  if (!Array.isArray(results)) throw new BadRequestError('The search provider answered without a results list.');
+  if (!Array.isArray(results)) throw new WebSearchFailedError('The search provider answered without a results list.');
   return results.slice(0, max).flatMap((r: unknown) => {
     const item = (r ?? {}) as Record<string, unknown>;
     const url = str(item.url);
@@ -49,25 +49,25 @@ async function request(url: string, init: RequestInit, web: WebConfig, signal?: 
   try {
     response = await fetch(url, { ...init, signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
   } catch (err) {
-    if (timeout.aborted) throw new BadRequestError(`The search provider did not answer within ${web.fetch_timeout_seconds} s.`);
+    if (timeout.aborted) throw new WebSearchFailedError(`The search provider did not answer within ${web.fetch_timeout_seconds} s.`);
     if (signal?.aborted) throw err;
-    throw new BadRequestError(`The search provider could not be reached (${(err as Error).message}).`);
+    throw new WebSearchFailedError(`The search provider could not be reached (${(err as Error).message}).`);
   }
   if (!response.ok) {
     await response.body?.cancel();
-    throw new BadRequestError(`The search provider answered HTTP ${response.status}.`);
+    throw new WebSearchFailedError(`The search provider answered HTTP ${response.status}.`);
   }
   try {
     return await response.json();
   } catch {
-    throw new BadRequestError('The search provider answered with something other than JSON.');
+    throw new WebSearchFailedError('The search provider answered with something other than JSON.');
   }
 }
 
 async function searchTavily(query: string, web: WebConfig, signal?: AbortSignal): Promise<SearchResult[]> {
   const key = resolveEnvRef(web.search_api_key);
-  if (key.missing) throw new BadRequestError(`web_search is not configured: the environment variable ${key.missing} (web.search_api_key) is not set.`);
-  if (!key.value) throw new BadRequestError('web_search is not configured: web.search_api_key is not set.');
+  if (key.missing) throw new WebSearchUnconfiguredError(`web_search is not configured: the environment variable ${key.missing} (web.search_api_key) is not set.`);
+  if (!key.value) throw new WebSearchUnconfiguredError('web_search is not configured: web.search_api_key is not set.');
   const body = await request(
     web.search_url ?? TAVILY_DEFAULT_URL,
     { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ api_key: key.value, query, max_results: web.search_max_results }) },
@@ -78,7 +78,7 @@ async function searchTavily(query: string, web: WebConfig, signal?: AbortSignal)
 }
 
 async function searchSearxng(query: string, web: WebConfig, signal?: AbortSignal): Promise<SearchResult[]> {
-  if (!web.search_url) throw new BadRequestError('web_search is not configured: web.search_url (the SearXNG address) is not set.');
+  if (!web.search_url) throw new WebSearchUnconfiguredError('web_search is not configured: web.search_url (the SearXNG address) is not set.');
   const url = new URL('search', web.search_url.endsWith('/') ? web.search_url : `${web.search_url}/`);
   url.searchParams.set('q', query);
   url.searchParams.set('format', 'json');

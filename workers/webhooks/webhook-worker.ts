@@ -7,13 +7,14 @@ import { UnrecoverableError, Worker, type ConnectionOptions, type Job } from 'bu
 import type { Logger } from 'pino';
 import { fetch } from 'undici';
 import type { WebhooksConfig } from '../../src/config/app-config.schemas.js';
-import { ForbiddenError } from '../../src/errors.js';
+import { NetHostPrivateError } from '../../src/net/net.errors.js';
 import { assertPublicHost, guardedAgent } from '../../src/net/outbound-guard.js';
 import { checkMessage } from '../../src/queue/message.js';
 import { WebhookJobSchema, webhookQueueName, type WebhookJob } from '../../src/webhooks/webhooks.js';
 import { keys } from '../../src/store/keys.js';
 import { bullPrefixFor, connectionErrorLog } from '../../src/store/redis.js';
 import { publicRun, type RunStore } from '../../src/store/runs.js';
+import { WebhookDeliveryFailedError } from './webhooks.errors.js';
 
 export interface WebhookWorkerOptions {
   runQueueName: string;
@@ -49,7 +50,7 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
     if (response.ok) return;
     const problem = `${url.origin} answered HTTP ${response.status}`;
     if (!retryable(response.status)) throw new UnrecoverableError(problem);
-    throw new Error(problem);
+    throw new WebhookDeliveryFailedError(problem);
   };
 
   const processor = async (job: Job<WebhookJob, void>) => {
@@ -62,11 +63,11 @@ export async function startWebhookWorker(options: WebhookWorkerOptions): Promise
       log.info(fields, 'webhook delivered');
     } catch (err) {
       // A refused address will not become public by retrying.
-      const cause = err instanceof Error && err.cause instanceof ForbiddenError ? err.cause : err;
-      const final = cause instanceof ForbiddenError || cause instanceof UnrecoverableError || attempt >= (job.opts.attempts ?? 1);
+      const cause = err instanceof Error && err.cause instanceof NetHostPrivateError ? err.cause : err;
+      const final = cause instanceof NetHostPrivateError || cause instanceof UnrecoverableError || attempt >= (job.opts.attempts ?? 1);
       options.count?.(final ? 'failed' : 'retry');
       log.warn({ ...fields, err: cause }, final ? 'webhook not delivered' : 'webhook attempt failed; retrying');
-      throw cause instanceof ForbiddenError ? new UnrecoverableError(cause.message) : cause;
+      throw cause instanceof NetHostPrivateError ? new UnrecoverableError(cause.message) : cause;
     }
   };
 

@@ -1,0 +1,12 @@
+// The causes the gateway's own routes refuse with (models, MCP configuration). Threads, files
+// and skills have theirs in store.errors.ts, workspace.errors.ts and skills.errors.ts.
+import { defineError } from '../errors.js';
+
+/** No model of that name is configured in config.yaml. */
+export const ModelNotFoundError = defineError('WARREN_MODEL_NOT_FOUND', 404);
+/** An MCP env or header value was sent back masked (`***`), but no value is stored for it. */
+export const McpSecretMissingError = defineError('WARREN_MCP_SECRET_MISSING', 400);
+/** An MCP server entry is malformed: an unknown type, or a field its type does not allow. */
+export const McpServerInvalidError = defineError('WARREN_MCP_SERVER_INVALID', 422);
+/** A stdio MCP server's command is not allowed by the stdio policy. */
+export const McpStdioRefusedError = defineError('WARREN_MCP_STDIO_REFUSED', 400);
