@@ -107,7 +107,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   // Collectors read Redis: while it is away, every scrape would fail the same way.
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
-  const stores = createStores(redis.command, await storeSettingsFor(config.store));
+  const stores = createStores(redis.command, await storeSettingsFor(config.store), log);
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, log });
   const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id), policy: auth.policy });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);

@@ -8,7 +8,7 @@ import type { DestinationStream } from 'pino';
 import { OPEN_AUTHENTICATOR, type Authenticator } from './auth/authenticator.js';
 import { ANONYMOUS_USER } from './auth/identity.js';
 import type { AppConfig, RateLimitsConfig } from './config/app-config.schemas.js';
-import { RateLimitedError } from './app.errors.js';
+import { RateLimitedError } from './http/http.errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { registerCors } from './http/plugins/cors.js';

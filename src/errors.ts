@@ -62,20 +62,6 @@ export const InternalInvariantError = defineError('WARREN_INTERNAL_INVARIANT', 5
 /** A LangGraph API field Warren does not implement, refused by name rather than ignored. */
 export const OptionUnsupportedError = defineError('WARREN_OPTION_UNSUPPORTED', 422);
 
-// ── status-named classes, being replaced by causes (each area's `<area>.errors.ts`) ──────────
-
-export const BadRequestError = defineError('WARREN_BAD_REQUEST', 400);
-export const UnauthorizedError = defineError('WARREN_UNAUTHORIZED', 401);
-export const ForbiddenError = defineError('WARREN_FORBIDDEN', 403);
-export const NotFoundError = defineError('WARREN_NOT_FOUND', 404);
-export const ConflictError = defineError('WARREN_CONFLICT', 409);
-export const PayloadTooLargeError = defineError('WARREN_PAYLOAD_TOO_LARGE', 413);
-export const UnsupportedMediaTypeError = defineError('WARREN_UNSUPPORTED_MEDIA_TYPE', 415);
-export const TooManyRequestsError = defineError('WARREN_TOO_MANY_REQUESTS', 429);
-export const ValidationError = defineError('WARREN_VALIDATION', 422);
-export const ServiceUnavailableError = defineError('WARREN_SERVICE_UNAVAILABLE', 503);
-export const InsufficientStorageError = DiskFullError;
-
 /**
  * A refusal with a status chosen elsewhere: a custom auth module's `HTTPException` (any 4xx, or
  * a 5xx its author wrote for clients), with the headers it asked for.

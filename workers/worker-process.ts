@@ -74,7 +74,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   const metricsPort = env.workerMetricsPort ?? config.metrics.worker_port;
   const metricsServer = metricsPort === null ? null : await startMetricsServer(() => metrics.render(), metricsPort, config.metrics.worker_host, log);
   const redis = connectRedis(resolveRedisTarget(env, config), 'worker', log);
-  const stores = createStores(redis.command, await storeSettingsFor(config.store));
+  const stores = createStores(redis.command, await storeSettingsFor(config.store), log);
   // OAuth tokens are cached per server for the life of the process, across MCP reloads.
   const mcpOAuth = createMcpOAuth({ log });
   const mcp = createMcpToolset({

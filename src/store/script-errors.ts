@@ -14,6 +14,9 @@ export const FencedError = defineError('WARREN_FENCED', 409);
 /** A root checkpoint that does not descend from the thread's head, nor from the run's fork point. */
 export const LineageError = defineError('WARREN_LINEAGE', 409);
 
+/** A script that cannot be loaded or called as shipped (a bad include, keys of two slots, a missing script): a bug in Warren. */
+export const ScriptInvalidError = defineError('WARREN_SCRIPT_INVALID', 500);
+
 /** Every code a script refuses with, and its error: the one place a script's reply is read. */
 const REFUSALS: ReadonlyMap<string, WarrenErrorClass> = new Map([FencedError, LineageError].map((cause) => [cause.code, cause]));
 

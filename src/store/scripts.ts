@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { RedisClient } from './redis.js';
 import { PROJECT_ROOT } from '../config/paths.js';
 import { errnoCode } from '../errors.js';
-import { scriptRefusal } from './script-errors.js';
+import { scriptRefusal, ScriptInvalidError } from './script-errors.js';
 
 const SCRIPTS_DIR = path.join(PROJECT_ROOT, 'src', 'store', 'scripts');
 const FILE = /^([a-z-]+?)-(\d+|n)\.lua$/;
@@ -28,13 +28,13 @@ export function readScript(file: string, dir: string = SCRIPTS_DIR): string {
   const expand = (lua: string, chain: readonly string[]): string =>
     lua.replace(/^--@include\b(.*)$/gm, (_, rest: string) => {
       const name = rest.trim();
-      if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new Error(`${file}: --@include ${JSON.stringify(name)} is not an include's name (includes/<name>.lua)`);
-      if (chain.includes(name)) throw new Error(`${file}: include ${[...chain, name].join(' → ')} includes itself`);
+      if (!/^[a-z][a-z0-9-]*$/.test(name)) throw new ScriptInvalidError(`${file}: --@include ${JSON.stringify(name)} is not an include's name (includes/<name>.lua)`);
+      if (chain.includes(name)) throw new ScriptInvalidError(`${file}: include ${[...chain, name].join(' → ')} includes itself`);
       let text: string;
       try {
         text = readFileSync(path.join(dir, 'includes', `${name}.lua`), 'utf8');
       } catch (err) {
-        if (errnoCode(err) === 'ENOENT') throw new Error(`${file}: unknown include ${name}: there is no includes/${name}.lua`, { cause: err });
+        if (errnoCode(err) === 'ENOENT') throw new ScriptInvalidError(`${file}: unknown include ${name}: there is no includes/${name}.lua`, { cause: err });
         throw err;
       }
       return expand(text, [...chain, name]).replace(/\n$/, '');
@@ -64,7 +64,7 @@ function assertOneSlot(file: string, keys: readonly string[]): void {
   if (first === undefined || keys.length === 1) return;
   const tag = hashTagOf(first);
   for (const key of keys) {
-    if (hashTagOf(key) !== tag) throw new Error(`${file}: keys ${first} and ${key} have different hash tags; a script's keys must share one slot (see keys.ts)`);
+    if (hashTagOf(key) !== tag) throw new ScriptInvalidError(`${file}: keys ${first} and ${key} have different hash tags; a script's keys must share one slot (see keys.ts)`);
   }
 }
 
@@ -82,7 +82,7 @@ export function loadScripts(redis: RedisClient): Record<string, ScriptCaller> {
       redis.defineCommand(name, variable ? { lua } : { numberOfKeys, lua });
     }
     const command = (redis as unknown as Record<string, (...a: ScriptArg[]) => Promise<ScriptReply>>)[name];
-    if (!command) throw new Error(`script ${file} did not load`);
+    if (!command) throw new ScriptInvalidError(`script ${file} did not load`);
     const coded = (reply: Promise<ScriptReply>) =>
       reply.catch((err: unknown) => {
         throw scriptRefusal(err);
@@ -90,7 +90,7 @@ export function loadScripts(redis: RedisClient): Record<string, ScriptCaller> {
     callers[camel(match[1] as string)] = (keys, args) => {
       assertOneSlot(file, keys);
       if (variable) return coded(command.call(redis, keys.length, ...keys, ...args));
-      if (keys.length !== numberOfKeys) throw new Error(`${file} takes ${numberOfKeys} keys, got ${keys.length}`);
+      if (keys.length !== numberOfKeys) throw new ScriptInvalidError(`${file} takes ${numberOfKeys} keys, got ${keys.length}`);
       return coded(command.call(redis, ...keys, ...args));
     };
   }
@@ -99,6 +99,6 @@ export function loadScripts(redis: RedisClient): Record<string, ScriptCaller> {
 
 export function requireScript(scripts: Record<string, ScriptCaller>, name: string): ScriptCaller {
   const caller = scripts[name];
-  if (!caller) throw new Error(`missing Lua script ${name}`);
+  if (!caller) throw new ScriptInvalidError(`missing Lua script ${name}`);
   return caller;
 }

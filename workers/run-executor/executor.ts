@@ -4,64 +4,28 @@
 // and every write of the run carries it: once another worker has claimed the run, Redis
 // refuses this one's writes and it stops (see src/store/scripts/append-run-event-2.lua).
 import { context } from '@opentelemetry/api';
-import type { BaseCheckpointSaver } from '@langchain/langgraph-checkpoint';
 import type { Logger } from 'pino';
 import { RunError } from '../../src/errors.js';
 import { isFenceRefusal, isLineageRefusal, scriptRefusal } from '../../src/store/script-errors.js';
-import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
+import { DEFAULT_GRAPH_ID } from '../../graphs/registry.js';
 import { toWire, toWireJson } from '../../graphs/serialize.js';
 import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-kwargs.js';
-import type { RunDispatcher, RunJob } from '../../src/queue/run-queue.js';
-import type { WebhookDispatcher } from '../../src/webhooks/webhooks.js';
+import type { RunJob } from '../../src/queue/run-queue.js';
 import type { RunFence, StoredRun } from '../../src/store/records.js';
-import type { WorkerMetrics } from '../../src/metrics/worker-metrics.js';
-import type { RunStreams, RunStreamWriter } from '../../src/store/run-stream.js';
-import type { RunUsageStore } from '../../src/store/run-usage.js';
-import type { RunStore } from '../../src/store/runs.js';
-import type { ThreadStore } from '../../src/store/threads.js';
+import type { RunStreamWriter } from '../../src/store/run-stream.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
 import { StreamBarrier } from './stream-barrier.js';
 import { streamGraph, type GraphEvent, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput } from './run-config.js';
 import { observeRun, type RunObserver } from './run-observer.js';
 import { cancelledSettlement, resumeSettled, settle, type Settlement } from './run-settle.js';
+import type { ExecutorDeps } from './executor-deps.js';
 
 /**
  * Why a run's AbortSignal fired; BullMQ passes it through as the abort reason. `lost`: the
  * worker could not renew its lock, so another worker may already hold the run.
  */
 export type StopReason = 'interrupt' | 'rollback' | 'shutdown' | 'lost';
-
-/** The checkpoint operations a run needs: where it started, writing, and undoing it. */
-export interface RunCheckpoints {
-  /** The saver a run writes through: fenced by its attempt, kept on the thread's lineage. */
-  saverFor(fence: RunFence, forkFrom: string | null): BaseCheckpointSaver;
-  latestId(threadId: string): Promise<string | null>;
-  /** Deletes the run's checkpoints newer than `checkpointId` (all of them when null); fenced. */
-  rollBack(fence: RunFence, checkpointId: string | null): Promise<void>;
-  deleteThread(threadId: string): Promise<void>;
-}
-
-export interface ExecutorDeps {
-  runs: RunStore;
-  threads: ThreadStore;
-  streams: RunStreams;
-  graphs: GraphRegistry;
-  checkpoints: RunCheckpoints;
-  dispatcher: RunDispatcher;
-  settings: { maxAttempts: number; defaultRecursionLimit: number; streamRetentionSeconds: number };
-  /** Counts a run's final status for /metrics. */
-  countFinished?: (status: string) => Promise<void>;
-  /** This worker's metrics (runs, model and tool calls); absent, runs are not observed. */
-  metrics?: WorkerMetrics;
-  /** Where a run's model calls record their token usage. */
-  usage?: Pick<RunUsageStore, 'add'>;
-  /** Queues the delivery of a run's `webhook` once it has settled. */
-  webhooks?: Pick<WebhookDispatcher, 'enqueue'>;
-  /** Notes a finished turn of the lead agent for the user's next memory update. */
-  rememberTurn?: (threadId: string, values: Record<string, unknown>) => Promise<void>;
-  log: Logger;
-}
 
 /** How a run ended on this worker, for its metrics: set as the run goes. */
 interface RunTally {

@@ -6,7 +6,8 @@ import { DelayedError, WaitingError, type Job } from 'bullmq';
 import { checkMessage } from '../../src/queue/message.js';
 import { RunJobSchema, type RunJob } from '../../src/queue/run-queue.js';
 import { contextFrom, inSpan } from '../../src/tracing/tracing.js';
-import { executeRun, runDueAt, type ExecuteOutcome, type ExecutorDeps, type StopReason } from './executor.js';
+import { executeRun, runDueAt, type ExecuteOutcome, type StopReason } from './executor.js';
+import type { ExecutorDeps } from './executor-deps.js';
 import type { RunSlot, RunSlots } from './run-slots.js';
 
 /** On one Redis the single Worker's own concurrency is the limit: there is nothing to share. */

@@ -3,7 +3,7 @@
 // clean-up. The executor settles here when a run ends, and when a claim finds nothing to run.
 import type { RunKwargs } from '../../src/queue/run-kwargs.js';
 import type { RunFence, RunStatus, StoredRun, ThreadStatus } from '../../src/store/records.js';
-import type { ExecutorDeps } from './executor.js';
+import type { ExecutorDeps } from './executor-deps.js';
 
 export interface Settlement {
   status: RunStatus | 'deleted';

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { subscribeControl } from '../../src/queue/control.js';
 import { runQueueNames, type RunJob } from '../../src/queue/run-queue.js';
 import { bullPrefixFor, connectionErrorLog } from '../../src/store/redis.js';
-import type { ExecutorDeps } from './executor.js';
+import type { ExecutorDeps } from './executor-deps.js';
 import { RunProcessor } from './run-processor.js';
 import { RunSlots } from './run-slots.js';
 
