@@ -25,6 +25,7 @@ import { createSkillsService } from './skills/skills.service.js';
 import { createSuggestionsService } from './suggestions/suggestions.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
+import { createThreadMessagesService } from './gateway/thread-messages.service.js';
 import { createUploadsService } from './uploads/uploads.service.js';
 import { createChannelsService } from './channels/channels.service.js';
 import { createSlackEventsService } from './channels/slack-events.service.js';
@@ -150,6 +151,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     conversionPool,
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe({ format }, seconds),
   };
+  const state = createStateService({ stores, graphs });
   const gatewayServices: GatewayServices = {
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
@@ -158,6 +160,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     uploadLimits: gatewayDeps.settings.uploads,
     cleanup: createThreadCleanupService(gatewayDeps.files, (threadId) => stores.threads.releaseOwner(threadId)),
     tokenUsage: createTokenUsageService(stores),
+    history: createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer }),
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks }, log),
@@ -170,7 +173,6 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     slackEvents: createSlackEventsService({ config: config.channels.slack, inbox: stores.channels }),
     feishuEvents: createFeishuEventsService({ config: config.channels.feishu, inbox: stores.channels }),
   };
-  const state = createStateService({ stores, graphs });
   const admissionDeps: RunAdmissionDeps = {
     stores,
     graphs,

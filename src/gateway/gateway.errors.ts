@@ -1,4 +1,4 @@
-// The causes the gateway's own routes refuse with (models, MCP configuration). Threads, files
+// The causes the gateway's own routes refuse with (models, MCP configuration, message history). Threads, files
 // and skills have theirs in store.errors.ts, workspace.errors.ts and skills.errors.ts.
 import { defineError } from '../errors.js';
 
@@ -10,3 +10,5 @@ export const McpSecretMissingError = defineError('WARREN_MCP_SECRET_MISSING', 40
 export const McpServerInvalidError = defineError('WARREN_MCP_SERVER_INVALID', 422);
 /** A stdio MCP server's command is not allowed by the stdio policy. */
 export const McpStdioRefusedError = defineError('WARREN_MCP_STDIO_REFUSED', 400);
+/** GET /api/threads/{id}/messages/page was sent `after_seq`: it pages backwards only (DeerFlow's 422). */
+export const MessageCursorUnsupportedError = defineError('WARREN_MESSAGE_CURSOR_UNSUPPORTED', 422);

@@ -1,5 +1,5 @@
 // The gateway route group, mounted at /api: models, MCP configuration, skills, uploads, thread
-// cleanup, artifacts, custom agents, follow-up suggestions, memory and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
+// cleanup and history, artifacts, custom agents, follow-up suggestions, memory and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { agentRoutes } from '../agents/agents.routes.js';
@@ -26,6 +26,8 @@ import { mcpRoutes } from './mcp.routes.js';
 import { modelRoutes } from './models.routes.js';
 import { skillRoutes } from '../skills/skills.routes.js';
 import { threadCleanupRoutes } from './threads.routes.js';
+import { threadMessagesRoutes } from './thread-messages.routes.js';
+import type { ThreadMessagesService } from './thread-messages.service.js';
 import type { TokenUsageService } from './token-usage.service.js';
 import { uploadRoutes } from '../uploads/uploads.routes.js';
 
@@ -38,6 +40,8 @@ export interface GatewayServices {
   uploadLimits: UploadLimits;
   cleanup: ThreadCleanupService;
   tokenUsage: TokenUsageService;
+  /** DeerFlow's message feeds, read from the threads' checkpoints. */
+  history: ThreadMessagesService;
   artifacts: ArtifactsService;
   agents: AgentsService;
   suggestions: SuggestionsService;
@@ -62,6 +66,7 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(skillRoutes, { skills: deps.skills });
   await app.register(uploadRoutes, { uploads: deps.uploads, limits: deps.uploadLimits });
   await app.register(threadCleanupRoutes, { cleanup: deps.cleanup, tokenUsage: deps.tokenUsage });
+  await app.register(threadMessagesRoutes, { history: deps.history });
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
   await app.register(agentRoutes, { agents: deps.agents });
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });
