@@ -1,4 +1,4 @@
-// The causes the gateway's own routes refuse with (models, MCP configuration). Threads, files
+// The causes the gateway's own routes refuse with (models, MCP configuration, MCP tasks). Threads, files
 // and skills have theirs in store.errors.ts, workspace.errors.ts and skills.errors.ts.
 import { defineError } from '../errors.js';
 
@@ -10,3 +10,9 @@ export const McpSecretMissingError = defineError('WARREN_MCP_SECRET_MISSING', 40
 export const McpServerInvalidError = defineError('WARREN_MCP_SERVER_INVALID', 422);
 /** A stdio MCP server's command is not allowed by the stdio policy. */
 export const McpStdioRefusedError = defineError('WARREN_MCP_STDIO_REFUSED', 400);
+/** A PATCH names an MCP server that extensions_config.json does not have. */
+export const McpServerNotFoundError = defineError('WARREN_MCP_SERVER_NOT_FOUND', 404);
+/** A PUT of the MCP configuration sent both `mcpServers` and `mcp_servers`, or neither. */
+export const McpConfigKeyError = defineError('WARREN_MCP_CONFIG_KEY', 422);
+/** No MCP background task of that id in the thread (Warren runs none). */
+export const McpTaskNotFoundError = defineError('WARREN_MCP_TASK_NOT_FOUND', 404);
