@@ -29,8 +29,8 @@ const RULES = [
 ];
 
 /** Feature folders: one feature's API side under src/<f>/, its job under workers/<f>/. */
-const SRC_FEATURES = ['memory', 'uploads', 'channels', 'crons', 'webhooks', 'suggestions', 'agents', 'skills'];
-const WORKER_FEATURES = ['memory', 'channels', 'crons', 'webhooks', 'suggestions', 'tasks'];
+const SRC_FEATURES = ['memory', 'uploads', 'channels', 'crons', 'webhooks', 'suggestions', 'input-polish', 'agents', 'skills'];
+const WORKER_FEATURES = ['memory', 'channels', 'crons', 'webhooks', 'model-tasks', 'tasks'];
 /** The API's composition roots: they assemble every feature's routes and services. */
 const API_ROOTS = new Set(['src/api-server.ts', 'src/stores.ts', 'src/gateway/gateway.plugin.ts', 'src/runtime/runtime.plugin.ts', 'src/runtime/runtime-deps.ts']);
 const WORKER_ROOT = 'workers/worker-process.ts';

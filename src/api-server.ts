@@ -23,6 +23,7 @@ import { createModelsService } from './gateway/models.service.js';
 import { createAgentsService } from './agents/agents.service.js';
 import { createSkillsService } from './skills/skills.service.js';
 import { createSuggestionsService } from './suggestions/suggestions.service.js';
+import { createInputPolishService } from './input-polish/input-polish.service.js';
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createThreadMessagesService } from './gateway/thread-messages.service.js';
@@ -112,7 +113,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, log });
   const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id), policy: auth.policy });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
-  // Suggestions are worker tasks; the queue and its event reader are opened on the first one.
+  // Suggestions and input polish are worker tasks; the queue and its event reader are opened on the first one.
   let taskQueue: TaskDispatcher | undefined;
   const tasks: Pick<TaskDispatcher, 'run'> = {
     run: (job, options) => (taskQueue ??= createTaskDispatcher(redis.bullmqOptions, env.queueName, redis.command, log)).run(job, options),
@@ -163,7 +164,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     history: createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer }),
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
-    suggestions: createSuggestionsService({ tasks }, log),
+    suggestions: createSuggestionsService({ tasks, config: config.suggestions }, log),
+    inputPolish: createInputPolishService({ tasks, config: config.input_polish }, log),
     memory: createMemoryService({ memory: stores.memory, config: config.memory, anonymousUser: env.memoryUser ?? DEFAULT_MEMORY_USER }),
     channels: createChannelsService({
       config: config.channels,

@@ -29,7 +29,7 @@ import { RedisStore } from '../src/store/langgraph-store.js';
 import { storeSettingsFor } from '../src/store/store-embeddings.js';
 import { startTracing } from '../src/tracing/tracing.js';
 import { createGraphServices } from './agent/graph-services.js';
-import { withSuggestions } from './suggestions/suggestions-task.js';
+import { withModelTasks } from './model-tasks/model-tasks.js';
 import { startMetricsServer } from './metrics-server.js';
 import { observeRun } from './run-executor/run-observer.js';
 import { startRunWorker, type RunWorker } from './run-executor/run-worker.js';
@@ -106,7 +106,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     connection: redis.bullmqOptions,
     concurrency: env.workerConcurrency,
     subscriber: redis.subscriber('tasks'),
-    runner: withSuggestions(config, services, createSubagentRunnerFor(config, services)),
+    runner: withModelTasks(config, services, createSubagentRunnerFor(config, services)),
     timeoutMs: config.subagents.timeout_seconds * 1000,
     workerName: env.instanceId,
     log,

@@ -53,6 +53,22 @@ export const TitleConfigSchema = Type.Object({
   model_name: Type.Optional(Type.String()),
 });
 
+/** DeerFlow's follow-up chips (`/api/suggestions/config` answers these under the same names). */
+export const SuggestionsConfigSchema = Type.Object({
+  enabled: Type.Boolean({ default: true }),
+  max_suggestions: Type.Integer({ minimum: 1, maximum: 5, default: 3 }),
+});
+export type SuggestionsConfig = Static<typeof SuggestionsConfigSchema>;
+
+/** DeerFlow's polish button (`POST /api/input-polish`): off answers 404, as DeerFlow's does. */
+export const InputPolishConfigSchema = Type.Object({
+  enabled: Type.Boolean({ default: true }),
+  max_chars: Type.Integer({ minimum: 1, default: 4000 }),
+  /** Absent: the first configured model. */
+  model_name: Type.Optional(Type.String()),
+});
+export type InputPolishConfig = Static<typeof InputPolishConfigSchema>;
+
 export const SummarizationConfigSchema = Type.Object({
   enabled: Type.Boolean({ default: false }),
   model_name: Type.Optional(Type.String()),
@@ -493,6 +509,8 @@ export const AppConfigSchema = Type.Object(
     skills: withDefault(SkillsConfigSchema),
     title: withDefault(TitleConfigSchema),
     summarization: withDefault(SummarizationConfigSchema),
+    suggestions: withDefault(SuggestionsConfigSchema),
+    input_polish: withDefault(InputPolishConfigSchema),
     memory: withDefault(MemoryConfigSchema),
     subagents: withDefault(SubagentsConfigSchema),
     web: withDefault(WebConfigSchema),

@@ -1,4 +1,4 @@
-// The causes the gateway's own routes refuse with (models, MCP configuration, message history). Threads, files
+// The causes the gateway's own routes refuse with (models, MCP configuration and tasks, message history). Threads, files
 // and skills have theirs in store.errors.ts, workspace.errors.ts and skills.errors.ts.
 import { defineError } from '../errors.js';
 
@@ -12,3 +12,9 @@ export const McpServerInvalidError = defineError('WARREN_MCP_SERVER_INVALID', 42
 export const McpStdioRefusedError = defineError('WARREN_MCP_STDIO_REFUSED', 400);
 /** GET /api/threads/{id}/messages/page was sent `after_seq`: it pages backwards only (DeerFlow's 422). */
 export const MessageCursorUnsupportedError = defineError('WARREN_MESSAGE_CURSOR_UNSUPPORTED', 422);
+/** A PATCH names an MCP server that extensions_config.json does not have. */
+export const McpServerNotFoundError = defineError('WARREN_MCP_SERVER_NOT_FOUND', 404);
+/** A PUT of the MCP configuration sent both `mcpServers` and `mcp_servers`, or neither. */
+export const McpConfigKeyError = defineError('WARREN_MCP_CONFIG_KEY', 422);
+/** No MCP background task of that id in the thread (Warren runs none). */
+export const McpTaskNotFoundError = defineError('WARREN_MCP_TASK_NOT_FOUND', 404);

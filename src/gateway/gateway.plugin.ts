@@ -1,5 +1,6 @@
 // The gateway route group, mounted at /api: models, MCP configuration, skills, uploads, thread
-// cleanup and history, artifacts, custom agents, follow-up suggestions, memory and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
+// cleanup and history, artifacts, custom agents, follow-up suggestions, input polish, DeerFlow's feature
+// flags and thread MCP tasks, memory and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
 import { agentRoutes } from '../agents/agents.routes.js';
@@ -20,6 +21,10 @@ import type { ModelsService } from './models.service.js';
 import type { SkillsService } from '../skills/skills.service.js';
 import type { SuggestionsService } from '../suggestions/suggestions.service.js';
 import { suggestionRoutes } from '../suggestions/suggestions.routes.js';
+import { inputPolishRoutes } from '../input-polish/input-polish.routes.js';
+import type { InputPolishService } from '../input-polish/input-polish.service.js';
+import { featureRoutes } from './features.routes.js';
+import { mcpTaskRoutes } from './mcp-tasks.routes.js';
 import type { ThreadCleanupService } from './threads.service.js';
 import type { UploadsService } from '../uploads/uploads.service.js';
 import { mcpRoutes } from './mcp.routes.js';
@@ -45,6 +50,7 @@ export interface GatewayServices {
   artifacts: ArtifactsService;
   agents: AgentsService;
   suggestions: SuggestionsService;
+  inputPolish: InputPolishService;
   memory: MemoryService;
   channels: ChannelsService;
   slackEvents: SlackEventsService;
@@ -70,6 +76,9 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
   await app.register(agentRoutes, { agents: deps.agents });
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });
+  await app.register(inputPolishRoutes, { inputPolish: deps.inputPolish });
+  await app.register(featureRoutes);
+  await app.register(mcpTaskRoutes);
   await app.register(memoryRoutes, { memory: deps.memory });
   await app.register(channelRoutes, { channels: deps.channels });
   await app.register(slackEventsRoutes, { slackEvents: deps.slackEvents });

@@ -17,8 +17,8 @@ import { isEnvRef } from '../config/load-config.js';
 import { checkStdioServer } from '../config/mcp-stdio-policy.js';
 import type { Success } from './common.schemas.js';
 import type { GatewayDeps } from './gateway-deps.js';
-import { McpSecretMissingError, McpServerInvalidError, McpStdioRefusedError } from './gateway.errors.js';
-import type { McpConfig, McpOAuthBody, McpServerBody } from './mcp.schemas.js';
+import { McpConfigKeyError, McpSecretMissingError, McpServerInvalidError, McpServerNotFoundError, McpStdioRefusedError } from './gateway.errors.js';
+import type { McpConfig, McpConfigBody, McpOAuthBody, McpServerBody, McpServerStateBody } from './mcp.schemas.js';
 
 export const MASK = '***';
 const SECRET_FIELDS = ['env', 'headers'] as const;
@@ -102,6 +102,15 @@ function maskServer(server: McpServer): McpServerBody {
   return entry;
 }
 
+/** The servers a PUT sends, under exactly one of the two keys. */
+function serversOf(body: McpConfigBody): Record<string, McpServerBody> {
+  const { mcpServers, mcp_servers: deerflow } = body;
+  if (mcpServers && deerflow) throw new McpConfigKeyError('Send the servers under one key, mcpServers or mcp_servers, not both.');
+  const servers = mcpServers ?? deerflow;
+  if (!servers) throw new McpConfigKeyError('The servers are missing: send them under mcpServers (or mcp_servers).');
+  return servers;
+}
+
 type McpDeps = Pick<GatewayDeps, 'extensions' | 'announceExtensionsChanged' | 'stdioPolicy'>;
 
 export function createMcpService(deps: McpDeps) {
@@ -119,23 +128,44 @@ export function createMcpService(deps: McpDeps) {
     }
   }
 
+  /** The servers as shown: masked, under both keys. */
+  function shown(servers: Record<string, McpServer>): McpConfig {
+    const masked = Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, maskServer(server)]));
+    return { mcpServers: masked, mcp_servers: masked };
+  }
+
   return {
     async get(): Promise<McpConfig> {
-      const { mcpServers } = await deps.extensions.read();
-      return { mcpServers: Object.fromEntries(Object.entries(mcpServers).map(([name, server]) => [name, maskServer(server)])) };
+      return shown((await deps.extensions.read()).mcpServers);
     },
 
-    async replace(body: McpConfig): Promise<Success> {
+    async replace(body: McpConfigBody): Promise<Success> {
+      const servers = serversOf(body);
       // Merged inside the update, against what is stored at that moment; a throw writes nothing.
       const count = await deps.extensions.update(async (config) => {
         const next: Record<string, McpServer> = {};
-        for (const [name, server] of Object.entries(body.mcpServers)) next[name] = mergeServer(name, server, config.mcpServers[name]);
+        for (const [name, server] of Object.entries(servers)) next[name] = mergeServer(name, server, config.mcpServers[name]);
         await check(next);
         config.mcpServers = next;
         return Object.keys(next).length;
       });
       await deps.announceExtensionsChanged();
       return { success: true, message: `MCP configuration saved (${count} server${count === 1 ? '' : 's'}).` };
+    },
+
+    /** DeerFlow's toggle: one server on or off; the whole masked configuration back. */
+    async setEnabled({ server_name: name, enabled }: McpServerStateBody): Promise<McpConfig> {
+      const servers = await deps.extensions.update(async (config) => {
+        const server = Object.hasOwn(config.mcpServers, name) ? config.mcpServers[name] : undefined;
+        if (!server) throw new McpServerNotFoundError(`MCP server '${name}' not found`);
+        const next = { ...config.mcpServers, [name]: { ...server, enabled } };
+        // Every entry is checked on each write, so enabling one re-checks it against today's policy.
+        await check(next);
+        config.mcpServers = next;
+        return next;
+      });
+      await deps.announceExtensionsChanged();
+      return shown(servers);
     },
   };
 }

@@ -61,8 +61,12 @@ export type MemoryDocument = Static<typeof MemoryDocumentSchema>;
 const emptySection = (): ContextSection => ({ summary: '', updatedAt: '' });
 const emptySections = <K extends string>(names: readonly K[]) => Object.fromEntries(names.map((n) => [n, emptySection()])) as Record<K, ContextSection>;
 
-export function emptyMemory(): MemoryDocument {
-  return { version: MEMORY_VERSION, lastUpdated: '', user: emptySections(USER_SECTIONS), history: emptySections(HISTORY_SECTIONS), facts: [] };
+/**
+ * A memory with nothing in it, stamped `now` (UTC, ISO, ending in Z): DeerFlow's empty memory
+ * carries the time it was made, not "", and its UI shows that date.
+ */
+export function emptyMemory(now: string = new Date().toISOString()): MemoryDocument {
+  return { version: MEMORY_VERSION, lastUpdated: now, user: emptySections(USER_SECTIONS), history: emptySections(HISTORY_SECTIONS), facts: [] };
 }
 
 export const newFactId = (): string => `fact_${randomUUID().replace(/-/g, '').slice(0, 12)}`;

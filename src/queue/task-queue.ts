@@ -4,6 +4,7 @@
 // parent run that resumes after a crash finds the tasks it already started, finished or not.
 // A task writes nothing of the run's: its progress travels back as BullMQ job progress, and the
 // parent run streams it through its own (fenced) writer, like every other event of the run.
+import { randomUUID } from 'node:crypto';
 import type { Callbacks } from '@langchain/core/callbacks/manager';
 import { Queue, QueueEvents, type ConnectionOptions } from 'bullmq';
 import type { RedisClient } from '../store/redis.js';
@@ -33,8 +34,9 @@ export const TaskJobSchema = Type.Object({
 export type TaskJob = Static<typeof TaskJobSchema>;
 
 /**
- * A task that is not a sub-agent: follow-up questions for the gateway. Its `prompt` is a
- * `SuggestionRequest` as JSON, and its result a JSON array of strings.
+ * Model tasks: one model call for the gateway, not a sub-agent. A model task's `prompt` is its
+ * request as JSON (checked by the worker against the kind's schema), and its result is text.
+ * Follow-up questions (`suggestions`): a `SuggestionRequest`, answered with a JSON array of strings.
  */
 export const SUGGESTIONS_TASK_KIND = 'suggestions';
 export const SuggestionRequestSchema = Type.Object({
@@ -42,6 +44,40 @@ export const SuggestionRequestSchema = Type.Object({
   n: Type.Integer({ minimum: 1, maximum: 5 }),
 });
 export type SuggestionRequest = Static<typeof SuggestionRequestSchema>;
+
+/** The polish button (`input-polish`): an `InputPolishRequest`, answered with the rewritten text. */
+export const INPUT_POLISH_TASK_KIND = 'input-polish';
+export const InputPolishRequestSchema = Type.Object({
+  text: Type.String({ maxLength: 100_000 }),
+  locale: Type.Optional(Type.String({ maxLength: 64 })),
+});
+export type InputPolishRequest = Static<typeof InputPolishRequestSchema>;
+
+export interface ModelTask {
+  kind: typeof SUGGESTIONS_TASK_KIND | typeof INPUT_POLISH_TASK_KIND;
+  /** The thread it is for; it only names the task (nothing of the thread is read or written). */
+  threadId: string;
+  request: SuggestionRequest | InputPolishRequest;
+  /** Absent or null: the worker's choice for the kind. */
+  modelName?: string | null | undefined;
+  timeoutMs: number;
+}
+
+/** Queues a model task for any worker (model clients live there) and waits for its text. */
+export function runModelTask(tasks: Pick<TaskDispatcher, 'run'>, task: ModelTask): Promise<string> {
+  return tasks.run(
+    {
+      thread_id: task.threadId,
+      run_id: `${task.kind}-${randomUUID()}`,
+      task_id: task.kind,
+      kind: task.kind,
+      description: task.kind,
+      prompt: JSON.stringify(task.request),
+      configurable: task.modelName ? { model_name: task.modelName } : {},
+    },
+    { timeoutMs: task.timeoutMs },
+  );
+}
 
 /** What a running task reports as its job progress. */
 export const TaskProgressSchema = Type.Object({ message: Type.String() });

@@ -1,10 +1,11 @@
-// Follow-up suggestions: queued as a task for any worker (model clients live there) and waited
-// for briefly. A UI asks after every answer and must never break on it, so any failure (no
+// Follow-up suggestions: queued as a model task for any worker (model clients live there) and
+// waited for briefly. A UI asks after every answer and must never break on it, so any failure (no
 // worker in time, a model error, an unknown model) is logged and answered with an empty list.
-import { randomUUID } from 'node:crypto';
+// As DeerFlow does: none when `suggestions.enabled` is off, and never more than `max_suggestions`.
 import type { FastifyBaseLogger } from 'fastify';
-import { SUGGESTIONS_TASK_KIND, type TaskDispatcher } from '../queue/task-queue.js';
-import type { Suggestions, SuggestionsBody } from './suggestions.schemas.js';
+import type { SuggestionsConfig } from '../config/app-config.schemas.js';
+import { runModelTask, SUGGESTIONS_TASK_KIND, type TaskDispatcher } from '../queue/task-queue.js';
+import type { Suggestions, SuggestionsBody, SuggestionsSettings } from './suggestions.schemas.js';
 
 export const SUGGESTIONS_TIMEOUT_MS = 15_000;
 
@@ -13,24 +14,28 @@ const asStrings = (text: string): string[] => {
   return Array.isArray(parsed) ? parsed.filter((s): s is string => typeof s === 'string') : [];
 };
 
-export function createSuggestionsService(deps: { tasks: Pick<TaskDispatcher, 'run'>; timeoutMs?: number }, log: FastifyBaseLogger) {
+export interface SuggestionsServiceDeps {
+  tasks: Pick<TaskDispatcher, 'run'>;
+  config: SuggestionsConfig;
+  timeoutMs?: number;
+}
+
+export function createSuggestionsService(deps: SuggestionsServiceDeps, log: FastifyBaseLogger) {
   return {
+    settings: (): SuggestionsSettings => ({ enabled: deps.config.enabled, max_suggestions: deps.config.max_suggestions }),
+
     async suggest(threadId: string, body: SuggestionsBody): Promise<Suggestions> {
-      if (body.messages.every((m) => m.content.trim() === '')) return { suggestions: [] };
+      if (!deps.config.enabled || body.messages.every((m) => m.content.trim() === '')) return { suggestions: [] };
+      const n = Math.min(body.n, deps.config.max_suggestions);
       try {
-        const text = await deps.tasks.run(
-          {
-            thread_id: threadId,
-            run_id: `suggestions-${randomUUID()}`,
-            task_id: 'suggestions',
-            kind: SUGGESTIONS_TASK_KIND,
-            description: 'follow-up suggestions',
-            prompt: JSON.stringify({ messages: body.messages, n: body.n }),
-            configurable: body.model_name ? { model_name: body.model_name } : {},
-          },
-          { timeoutMs: deps.timeoutMs ?? SUGGESTIONS_TIMEOUT_MS },
-        );
-        return { suggestions: asStrings(text).slice(0, body.n) };
+        const text = await runModelTask(deps.tasks, {
+          kind: SUGGESTIONS_TASK_KIND,
+          threadId,
+          request: { messages: body.messages, n },
+          modelName: body.model_name,
+          timeoutMs: deps.timeoutMs ?? SUGGESTIONS_TIMEOUT_MS,
+        });
+        return { suggestions: asStrings(text).slice(0, n) };
       } catch (err) {
         log.warn({ err, thread_id: threadId }, 'no follow-up suggestions');
         return { suggestions: [] };

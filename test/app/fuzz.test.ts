@@ -123,10 +123,11 @@ interface Answer {
 
 /**
  * Requests a worker must answer, and this stack has none: a cancel that waits for its run to
- * stop, and suggestions (a worker task, which the API gives up on after 15 s).
+ * stop, suggestions (a worker task, which the API gives up on after 15 s) and input polish (a
+ * worker task too, given up on after 30 s with a 503, as DeerFlow answers a failed polish).
  */
 const waitsForWorker = (template: string, query: string) =>
-  (template.endsWith('/cancel') && /(^|[?&])wait=(true|1)(&|$)/.test(query)) || template.endsWith('/suggestions');
+  (template.endsWith('/cancel') && /(^|[?&])wait=(true|1)(&|$)/.test(query)) || template.endsWith('/suggestions') || template.endsWith('/input-polish');
 
 /** Sends one request; reads the body only of an error (a success may be an endless stream). */
 

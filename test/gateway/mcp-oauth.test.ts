@@ -23,6 +23,8 @@ afterAll(async () => {
 
 const get = async () => gw.api.app.inject({ method: 'GET', url: '/api/mcp/config' });
 const put = async (body: unknown) => gw.api.app.inject({ method: 'PUT', url: '/api/mcp/config', payload: body as object });
+/** A read to send back: GET answers the servers under both keys, and a PUT takes one (#30). */
+const readBack = async () => ({ mcpServers: (await get()).json().mcpServers });
 type StoredServer = { oauth?: Record<string, unknown> } & Record<string, unknown>;
 const storedText = (): string => readFileSync(gw.extensionsFile, 'utf8');
 const stored = (): Record<string, StoredServer> => (JSON.parse(storedText()) as { mcpServers: Record<string, StoredServer> }).mcpServers;
@@ -81,14 +83,14 @@ describe('MCP oauth secrets', () => {
 
   it('keeps the stored secrets when the read configuration is sent back (null)', async () => {
     const before = stored();
-    const res = await put((await get()).json());
+    const res = await put(await readBack());
     expect(res.statusCode).toBe(200);
     expect(stored()).toEqual(before);
   });
 
   it('keeps the stored secrets when the fields are left out, as serialisers that drop nulls do', async () => {
     const before = stored();
-    const body = (await get()).json();
+    const body = await readBack();
     delete body.mcpServers.machine.oauth.client_secret;
     delete body.mcpServers.user.oauth.client_secret;
     delete body.mcpServers.user.oauth.refresh_token;
@@ -97,21 +99,21 @@ describe('MCP oauth secrets', () => {
   });
 
   it('replaces a secret given a new value, and clears one given ""', async () => {
-    const body = (await get()).json();
+    const body = await readBack();
     body.mcpServers.machine.oauth.client_secret = '';
     body.mcpServers.user.oauth.refresh_token = 'rt-replacement-77aa';
     expect((await put(body)).statusCode).toBe(200);
     const servers = stored();
     expect(servers.machine?.oauth).not.toHaveProperty('client_secret');
     expect(servers.user?.oauth).toMatchObject({ client_secret: '$MCP_OAUTH_SECRET_TEST', refresh_token: 'rt-replacement-77aa' });
-    const read = (await get()).json();
+    const read = await readBack();
     expect(read.mcpServers.machine.oauth).not.toHaveProperty('client_secret');
     expect(read.mcpServers.user.oauth.refresh_token).toBeNull();
   });
 
   it('gives 422 when clearing the refresh token of a refresh_token grant, and changes nothing', async () => {
     const before = storedText();
-    const body = (await get()).json();
+    const body = await readBack();
     body.mcpServers.user.oauth.refresh_token = '';
     const res = await put(body);
     expect(res.statusCode).toBe(422);
@@ -121,7 +123,7 @@ describe('MCP oauth secrets', () => {
 
   it('keeps nothing for a null under a new name: a renamed server must be sent its secrets again', async () => {
     const before = storedText();
-    const body = (await get()).json();
+    const body = await readBack();
     body.mcpServers.renamed = body.mcpServers.user;
     delete body.mcpServers.user;
     const res = await put(body);
@@ -132,13 +134,13 @@ describe('MCP oauth secrets', () => {
   });
 
   it('keeps masking literal env and header values beside an oauth block', async () => {
-    const body = (await get()).json();
+    const body = await readBack();
     body.mcpServers.machine.headers = { 'X-Api-Key': 'hk-literal-123456', 'X-Tenant': '$TENANT' };
     expect((await put(body)).statusCode).toBe(200);
     const read = await get();
     expect(read.json().mcpServers.machine.headers).toEqual({ 'X-Api-Key': '***', 'X-Tenant': '$TENANT' });
     expect(read.body).not.toContain('hk-literal-123456');
-    expect((await put(read.json())).statusCode).toBe(200);
+    expect((await put({ mcpServers: read.json().mcpServers })).statusCode).toBe(200);
     expect(stored().machine?.headers).toEqual({ 'X-Api-Key': 'hk-literal-123456', 'X-Tenant': '$TENANT' });
   });
 });

@@ -26,6 +26,8 @@ afterAll(async () => {
 
 const get = async () => gw.api.app.inject({ method: 'GET', url: '/api/mcp/config' });
 const put = async (body: unknown) => gw.api.app.inject({ method: 'PUT', url: '/api/mcp/config', payload: body as object });
+/** A read to send back: GET answers the servers under both keys, and a PUT takes one (#30). */
+const readBack = async () => ({ mcpServers: (await get()).json().mcpServers });
 const stored = () => JSON.parse(readFileSync(gw.extensionsFile, 'utf8')) as { mcpServers: Record<string, Record<string, unknown>>; skills: unknown };
 
 async function waitFor(check: () => boolean, ms = 5000): Promise<void> {
@@ -54,7 +56,7 @@ describe('MCP configuration', () => {
   it('reads an empty configuration when the file does not exist', async () => {
     const res = await get();
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ mcpServers: {} });
+    expect(res.json()).toEqual({ mcpServers: {}, mcp_servers: {} });
   });
 
   it('saves a configuration atomically, keeps $NAME as written, and announces the change', async () => {
@@ -83,7 +85,7 @@ describe('MCP configuration', () => {
   });
 
   it('keeps the stored value for *** on write, so a read-modify-write round trip loses nothing', async () => {
-    const read = (await get()).json();
+    const read = await readBack();
     read.mcpServers.github.description = 'GitHub (edited)';
     read.mcpServers.github.env.NEW_VAR = 'plain';
     expect((await put(read)).statusCode).toBe(200);
@@ -152,6 +154,6 @@ describe('MCP configuration', () => {
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ detail: 'Internal server error' });
     writeFileSync(gw.extensionsFile, '{}');
-    expect((await get()).json()).toEqual({ mcpServers: {} });
+    expect((await get()).json()).toEqual({ mcpServers: {}, mcp_servers: {} });
   });
 });

@@ -27,7 +27,8 @@ async function call(app: GatewayApp, method: 'GET' | 'POST' | 'PATCH' | 'DELETE'
 const emptySection = { summary: '', updatedAt: '' };
 const EMPTY = {
   version: '1.0',
-  lastUpdated: '',
+  // DeerFlow's empty memory is stamped with the current UTC time (#30).
+  lastUpdated: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
   user: { workContext: emptySection, personalContext: emptySection, topOfMind: emptySection },
   history: { recentMonths: emptySection, earlierContext: emptySection, longTermBackground: emptySection },
   facts: [],

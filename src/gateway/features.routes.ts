@@ -1,0 +1,19 @@
+// GET /api/features: which of DeerFlow's optional features Warren serves. These are facts about
+// Warren, not settings: custom agents (/api/agents) are always there; there is no browser panel
+// and no MCP background-task runtime (GET .../mcp-tasks answers an empty list).
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { FeaturesSchema, type Features } from './features.schemas.js';
+
+const tags = ['features'];
+
+const FEATURES: Features = Object.freeze({
+  agents_api: { enabled: true },
+  browser_control: { enabled: false },
+  mcp_tasks: { enabled: false },
+});
+
+export async function featureRoutes(app: FastifyInstance): Promise<void> {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  r.get('/features', { schema: { tags, description: "DeerFlow's feature flags, true only for what Warren serves.", response: { 200: FeaturesSchema } } }, async () => FEATURES);
+}
