@@ -28,6 +28,8 @@ import { skillRoutes } from '../skills/skills.routes.js';
 import { threadCleanupRoutes } from './threads.routes.js';
 import type { TokenUsageService } from './token-usage.service.js';
 import { uploadRoutes } from '../uploads/uploads.routes.js';
+import { scheduledTaskRoutes } from '../crons/scheduled-tasks.routes.js';
+import type { ScheduledTasksService } from '../crons/scheduled-tasks.service.js';
 
 /** The gateway's services, built once by the composition root (api-server.ts). */
 export interface GatewayServices {
@@ -45,6 +47,7 @@ export interface GatewayServices {
   channels: ChannelsService;
   slackEvents: SlackEventsService;
   feishuEvents: FeishuEventsService;
+  scheduledTasks: ScheduledTasksService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -69,4 +72,5 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(channelRoutes, { channels: deps.channels });
   await app.register(slackEventsRoutes, { slackEvents: deps.slackEvents });
   await app.register(feishuEventRoutes, { feishuEvents: deps.feishuEvents });
+  await app.register(scheduledTaskRoutes, { tasks: deps.scheduledTasks });
 }
