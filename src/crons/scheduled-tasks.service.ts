@@ -182,7 +182,12 @@ export function createScheduledTasksService(deps: ScheduledTasksDeps) {
     };
   }
 
-  const taskOf = async (cronId: string) => toTask(await crons.get(cronId));
+  /** The task's cron; 404 in DeerFlow's words when there is none. */
+  const requireTask = (cronId: string): Promise<Cron> =>
+    crons.get(cronId).catch((err: unknown) => {
+      throw err instanceof CronNotFoundError ? new CronNotFoundError('Scheduled task not found', { cause: err }) : err;
+    });
+  const taskOf = async (cronId: string) => toTask(await requireTask(cronId));
 
   return {
     list: async (caller: Identity): Promise<ScheduledTask[]> => Promise.all((await crons.find({}, caller)).map(toTask)),
@@ -215,7 +220,7 @@ export function createScheduledTasksService(deps: ScheduledTasksDeps) {
     },
 
     async update(cronId: string, body: ScheduledTaskPatch, caller: Identity): Promise<ScheduledTask> {
-      const current = await crons.get(cronId);
+      const current = await requireTask(cronId);
       const mode = body.context_mode === undefined || body.context_mode === null ? null : contextModeOf(body.context_mode);
       const currentMode: ContextMode = current.thread_id === null ? 'fresh_thread_per_run' : 'reuse_thread';
       if (mode !== null && mode !== currentMode) {
@@ -242,23 +247,30 @@ export function createScheduledTasksService(deps: ScheduledTasksDeps) {
       return toTask(cron);
     },
 
-    pause: async (cronId: string, caller: Identity): Promise<ScheduledTask> => toTask(await crons.update(cronId, { enabled: false }, caller)),
+    pause: async (cronId: string, caller: Identity): Promise<ScheduledTask> => {
+      await requireTask(cronId);
+      return toTask(await crons.update(cronId, { enabled: false }, caller));
+    },
 
-    resume: async (cronId: string, caller: Identity): Promise<ScheduledTask> => toTask(await crons.update(cronId, { enabled: true }, caller)),
+    resume: async (cronId: string, caller: Identity): Promise<ScheduledTask> => {
+      await requireTask(cronId);
+      return toTask(await crons.update(cronId, { enabled: true }, caller));
+    },
 
     async trigger(cronId: string): Promise<{ id: string; triggered: boolean }> {
       const started = await deps.trigger(cronId, randomUUID());
-      if (!started) throw new CronNotFoundError(`Scheduled task not found`);
+      if (!started) throw new CronNotFoundError('Scheduled task not found');
       return { id: cronId, triggered: true };
     },
 
     async remove(cronId: string): Promise<{ id: string; deleted: boolean }> {
+      await requireTask(cronId);
       await crons.remove(cronId);
       return { id: cronId, deleted: true };
     },
 
     async runs(cronId: string, query: TaskRunsQuery): Promise<ScheduledTaskRun[]> {
-      await crons.get(cronId);
+      await requireTask(cronId);
       const { runs } = await deps.stores.crons.runs(cronId, query);
       const found = await Promise.all(runs.map((ref) => deps.stores.runs.get(ref.thread_id, ref.run_id)));
       // A run whose thread was deleted since is gone from the list too.

@@ -199,7 +199,7 @@ describe('DeerFlow scheduled tasks on Warren crons (#30)', () => {
     ] as const) {
       const res = await call<{ detail: string }>(1, method, `/api/scheduled-tasks/${missing}${path}`, method === 'PATCH' ? { title: 'x' } : undefined);
       expect({ method, path, status: res.status }).toEqual({ method, path, status: 404 });
-      expect(typeof res.body.detail).toBe('string');
+      expect(res.body.detail).toBe('Scheduled task not found');
     }
     expect((await call(0, 'GET', `/api/scheduled-tasks/${id}/runs?limit=0`)).status).toBe(422);
 
