@@ -43,10 +43,12 @@ import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectionErrorLog, connectRedis } from './store/redis.js';
 import { createRunFollow } from './streams/run-follow.js';
 import { createAssistantsService } from './runtime/assistants.service.js';
-import { createRunAdmission, type RunAdmissionDeps } from './admission/admit-run.js';
+import { createRunAdmission, SELF_STARTED_RECURSION_LIMIT, type RunAdmissionDeps } from './admission/admit-run.js';
+import { triggerCron } from './admission/cron-tick.js';
 import type { CancelSignals } from './admission/cancel-run.js';
 import { createCronScheduler } from './crons/crons.js';
 import { createCronsService } from './crons/crons.service.js';
+import { createScheduledTasksService } from './crons/scheduled-tasks.service.js';
 import { createRunsService } from './runtime/runs.service.js';
 import { createStateService } from './runtime/state.service.js';
 import { createStoreService } from './runtime/store.service.js';
@@ -153,7 +155,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe({ format }, seconds),
   };
   const state = createStateService({ stores, graphs });
-  const gatewayServices: GatewayServices = {
+  const gatewayServices: Omit<GatewayServices, 'scheduledTasks'> = {
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
     skills: createSkillsService(gatewayDeps, log),
@@ -184,7 +186,15 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     webhooksAllowPrivate: config.webhooks.allow_private_networks,
   };
   const cronScheduler = createCronScheduler(redis.queueOptions, env.queueName, log);
-  const crons = createCronsService({ stores, admission: createRunAdmission(admissionDeps), scheduler: cronScheduler, access: auth.policy });
+  const cronAdmission = createRunAdmission(admissionDeps);
+  const crons = createCronsService({ stores, admission: cronAdmission, scheduler: cronScheduler, access: auth.policy });
+  // DeerFlow's scheduled tasks are these crons; a manual trigger is admitted as a tick is.
+  const scheduledTasks = createScheduledTasksService({
+    crons,
+    stores,
+    requireThread: (identity, threadId) => recordAccess.requireThread(identity, threadId),
+    trigger: (cronId, triggerId) => triggerCron({ crons: stores.crons, admission: cronAdmission, defaultRecursionLimit: SELF_STARTED_RECURSION_LIMIT }, cronId, triggerId),
+  });
   const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId), access: auth.policy });
   const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy });
   // Set once close() starts: /ready answers 503 from then on.
@@ -204,7 +214,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     redisReady: () => redis.ready(),
     redisNotReadyReason: () => redis.notReadyReason(),
     draining: () => closing !== undefined,
-    gateway: (scope) => gatewayRoutes(scope, gatewayServices),
+    gateway: (scope) => gatewayRoutes(scope, { ...gatewayServices, scheduledTasks }),
     runtime: {
       assistants,
       threads,

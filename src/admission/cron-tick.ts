@@ -7,14 +7,14 @@
 // reads is in Redis, so any worker may take any tick.
 import { actingFor } from '../auth/identity.js';
 import { ticksBetween } from '../crons/crons.js';
-import { cronOwner, type CronStore } from '../crons/crons.js';
+import { cronOwner, type CronRunRef, type CronStore } from '../crons/crons.js';
 import type { StoredCron } from '../store/records.js';
 import type { RunAdmission } from './admit-run.js';
 import type { RunCreate } from './run-create.schema.js';
-import { tickRunId, tickThreadId } from './tick-ids.js';
+import { tickRunId, tickThreadId, triggerRunId, triggerThreadId } from './tick-ids.js';
 
 export interface CronTickDeps {
-  crons: Pick<CronStore, 'get' | 'lastTick' | 'raiseLastTick'>;
+  crons: Pick<CronStore, 'get' | 'lastTick' | 'raiseLastTick' | 'noteRun'>;
   admission: Pick<RunAdmission, 'admit'>;
   /** Runs Warren starts itself default to this `recursion_limit` (a cron's own config wins). */
   defaultRecursionLimit: number;
@@ -51,17 +51,49 @@ export async function runCronTick(deps: CronTickDeps, cronId: string, tickMs: nu
 
 /** Starts the tick's run; false when it existed already. */
 async function admitTick(deps: CronTickDeps, cron: StoredCron, tickMs: number): Promise<boolean> {
+  const { created } = await admitCronRun(deps, cron, tickMs, {
+    runId: tickRunId(cron.cron_id, tickMs),
+    threadId: tickThreadId(cron.cron_id, tickMs),
+    metadata: cronRunMetadata(cron, tickMs),
+  });
+  return created;
+}
+
+/**
+ * Starts one run of the cron now, beside its schedule (DeerFlow's "trigger" of a scheduled task),
+ * through the same admission as a tick. Its ids come from `triggerId`, in a namespace of their own,
+ * so they never meet a tick's; its metadata says `cron_trigger: "manual"`. Null when there is no such cron.
+ */
+export async function triggerCron(deps: Pick<CronTickDeps, 'crons' | 'admission' | 'defaultRecursionLimit'>, cronId: string, triggerId: string): Promise<CronRunRef | null> {
+  const cron = await deps.crons.get(cronId);
+  if (!cron) return null;
+  const nowMs = Date.now();
+  const { run } = await admitCronRun(deps, cron, nowMs, {
+    runId: triggerRunId(cronId, triggerId),
+    threadId: triggerThreadId(cronId, triggerId),
+    metadata: { ...cron.metadata, cron_id: cron.cron_id, cron_trigger: 'manual', cron_triggered_at: new Date(nowMs).toISOString() },
+  });
+  return { thread_id: run.thread_id, run_id: run.run_id };
+}
+
+async function admitCronRun(
+  deps: Pick<CronTickDeps, 'crons' | 'admission' | 'defaultRecursionLimit'>,
+  cron: StoredCron,
+  atMs: number,
+  ids: { runId: string; threadId: string; metadata: Record<string, unknown> },
+) {
   const stateless = cron.thread_id === null;
   const body: RunCreate = {
     ...(cron.payload as Partial<RunCreate>),
     assistant_id: cron.assistant_id,
-    metadata: cronRunMetadata(cron, tickMs),
+    metadata: ids.metadata,
     ...(stateless ? { on_completion: cron.on_run_completed ?? 'delete' } : {}),
   };
-  const { created } = await deps.admission.admit(cron.thread_id, body, actingFor(cronOwner(cron)), {
-    runId: tickRunId(cron.cron_id, tickMs),
-    statelessThreadId: tickThreadId(cron.cron_id, tickMs),
+  const admitted = await deps.admission.admit(cron.thread_id, body, actingFor(cronOwner(cron)), {
+    runId: ids.runId,
+    statelessThreadId: ids.threadId,
     defaultRecursionLimit: deps.defaultRecursionLimit,
   });
-  return created;
+  await deps.crons.noteRun(cron.cron_id, { thread_id: admitted.run.thread_id, run_id: admitted.run.run_id }, atMs);
+  return admitted;
 }

@@ -17,3 +17,6 @@ export function nameUuid(name: string): string {
 export const tickRunId = (cronId: string, tickMs: number): string => nameUuid(`cron-run:${cronId}:${tickMs}`);
 /** A stateless cron's run gets a new thread per tick. */
 export const tickThreadId = (cronId: string, tickMs: number): string => nameUuid(`cron-thread:${cronId}:${tickMs}`);
+/** A cron's manual trigger (DeerFlow's scheduled-task `trigger`): its own namespace, so it never names a tick's run or thread. */
+export const triggerRunId = (cronId: string, triggerId: string): string => nameUuid(`cron-trigger-run:${cronId}:${triggerId}`);
+export const triggerThreadId = (cronId: string, triggerId: string): string => nameUuid(`cron-trigger-thread:${cronId}:${triggerId}`);

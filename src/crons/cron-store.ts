@@ -27,6 +27,16 @@ export interface CronStore {
   list(filter: { assistantId?: string; threadId?: string; owner?: string }): Promise<StoredCron[]>;
   /** Whether the cron exists, and whose it is (null: from before owners existed, the anonymous user's). */
   ownership(cronId: string): Promise<{ owner: string | null; exists: boolean }>;
+  /** Notes a run the cron started, at its tick (or manual trigger) time; noting it again changes nothing. Only onto an existing cron. */
+  noteRun(cronId: string, run: CronRunRef, atMs: number): Promise<void>;
+  /** The runs the cron started, newest first, and how many there are. */
+  runs(cronId: string, page: { offset: number; limit: number }): Promise<{ runs: CronRunRef[]; total: number }>;
+}
+
+/** Where a run a cron started lives. */
+export interface CronRunRef {
+  thread_id: string;
+  run_id: string;
 }
 
 const RECORD = 'record';
@@ -34,6 +44,8 @@ const LAST_TICK = 'last_tick';
 const OWNER = 'owner';
 /** Lost compare-and-sets in a row before giving up (each one means another write landed). */
 const MAX_ATTEMPTS = 20;
+/** Runs a cron's list keeps (the latest ones). */
+export const MAX_NOTED_RUNS = 10_000;
 
 /** Whose a cron is: its `user_id` (LangGraph's field), the anonymous user's when it has none. */
 export const cronOwner = (cron: Pick<StoredCron, 'user_id'>): string => cron.user_id ?? ANONYMOUS_USER;
@@ -77,6 +89,7 @@ export function createCronStore(redis: RedisClient, scripts: Record<string, Scri
       const cron = (await read(cronId))?.cron;
       if (!cron) return false;
       for (const index of indexesOf(cron)) await redis.zrem(index, cronId);
+      await redis.del(keys.cronRuns(cronId));
       return (await redis.del(keys.cron(cronId))) === 1;
     },
 
@@ -93,6 +106,20 @@ export function createCronStore(redis: RedisClient, scripts: Record<string, Scri
     async ownership(cronId) {
       const [owner, exists] = await redis.hmget(keys.cron(cronId), OWNER, RECORD);
       return { owner: owner ?? null, exists: exists !== null };
+    },
+
+    async noteRun(cronId, run, atMs) {
+      // A tick finishing after its cron's deletion leaves nothing behind (as raiseLastTick).
+      if ((await redis.hexists(keys.cron(cronId), RECORD)) !== 1) return;
+      await redis.zadd(keys.cronRuns(cronId), atMs, JSON.stringify({ thread_id: run.thread_id, run_id: run.run_id }));
+      // A cron firing every second for a year would otherwise keep 31 million of them.
+      await redis.zremrangebyrank(keys.cronRuns(cronId), 0, -MAX_NOTED_RUNS - 1);
+    },
+
+    async runs(cronId, { offset, limit }) {
+      const [members, total] = await Promise.all([redis.zrevrange(keys.cronRuns(cronId), offset, offset + limit - 1), redis.zcard(keys.cronRuns(cronId))]);
+      const runs = members.map((m) => json<CronRunRef | null>(m, null, `${keys.cronRuns(cronId)}#${m}`)).filter((r): r is CronRunRef => r !== null);
+      return { runs, total };
     },
 
     async list({ assistantId, threadId, owner }) {

@@ -23,6 +23,9 @@ export interface CronsServiceDeps {
   access: AccessPolicy;
 }
 
+/** Fields of a cron record only scheduled tasks set. */
+export type CronExtras = Partial<Pick<StoredCron, 'title' | 'run_at'>>;
+
 /** Rounds of re-reading a cron after syncing its scheduler, while other writers keep changing it. */
 const MAX_SYNC_ROUNDS = 10;
 
@@ -113,7 +116,8 @@ export function createCronsService(deps: CronsServiceDeps) {
   }
 
   return {
-    async create(threadId: string | null, body: CronCreate, caller: Identity): Promise<Cron> {
+    /** `extras`: what a scheduled task keeps beside LangGraph's fields (scheduled-tasks.service.ts). */
+    async create(threadId: string | null, body: CronCreate, caller: Identity, extras: CronExtras = {}): Promise<Cron> {
       if (threadId !== null) await threads.require(threadId);
       refuseOnRunCompleted(threadId, body.on_run_completed);
       const metadata = await checkCreate(deps.access, caller, 'crons', { ...body, thread_id: threadId });
@@ -133,6 +137,7 @@ export function createCronsService(deps: CronsServiceDeps) {
         user_id: caller.user === ANONYMOUS_USER ? null : caller.user,
         metadata,
         enabled: body.enabled ?? true,
+        ...extras,
         created_at: now,
         updated_at: now,
       };
@@ -148,7 +153,7 @@ export function createCronsService(deps: CronsServiceDeps) {
       return withNextRun(cron);
     },
 
-    async update(cronId: string, body: CronPatch, caller: Identity): Promise<Cron> {
+    async update(cronId: string, body: CronPatch, caller: Identity, extras: CronExtras = {}): Promise<Cron> {
       const current = await requireCron(cronId);
       refuseOnRunCompleted(current.thread_id, body.on_run_completed);
       const change = (cron: StoredCron): StoredCron => ({
@@ -160,6 +165,7 @@ export function createCronsService(deps: CronsServiceDeps) {
         ...(body.on_run_completed !== undefined ? { on_run_completed: body.on_run_completed } : {}),
         ...(body.metadata ? { metadata: { ...cron.metadata, ...body.metadata } } : {}),
         payload: payloadWith(cron.payload, body),
+        ...extras,
         updated_at: nowIso(),
       });
       const proposed = change(current);
@@ -176,6 +182,13 @@ export function createCronsService(deps: CronsServiceDeps) {
     },
 
     remove,
+
+    /** One cron, as the routes answer it (the record gate has checked it is the caller's). */
+    get: async (cronId: string): Promise<Cron> => withNextRun(await requireCron(cronId)),
+
+    /** The caller's crons the filter matches, newest first. */
+    find: async (filter: CronCount & { enabled?: boolean }, caller: Identity): Promise<Cron[]> =>
+      (await matching(filter, caller)).sort(compareBy('created_at', 'desc')),
 
     /** Thread deletion: the thread's crons go with it. */
     async removeForThread(threadId: string): Promise<void> {

@@ -9,5 +9,5 @@ export { CronTickJobSchema, createCronScheduler, cronQueueName, tickOf } from '.
 export type { CronTickJob } from './cron-queue.js';
 export { ticksBetween } from './cron-schedule.js';
 export { createCronStore, cronOwner } from './cron-store.js';
-export type { CronStore } from './cron-store.js';
+export type { CronRunRef, CronStore } from './cron-store.js';
 export { CronNotFoundError } from './crons.errors.js';

@@ -35,6 +35,8 @@ import { threadMessagesRoutes } from './thread-messages.routes.js';
 import type { ThreadMessagesService } from './thread-messages.service.js';
 import type { TokenUsageService } from './token-usage.service.js';
 import { uploadRoutes } from '../uploads/uploads.routes.js';
+import { scheduledTaskRoutes } from '../crons/scheduled-tasks.routes.js';
+import type { ScheduledTasksService } from '../crons/scheduled-tasks.service.js';
 
 /** The gateway's services, built once by the composition root (api-server.ts). */
 export interface GatewayServices {
@@ -55,6 +57,7 @@ export interface GatewayServices {
   channels: ChannelsService;
   slackEvents: SlackEventsService;
   feishuEvents: FeishuEventsService;
+  scheduledTasks: ScheduledTasksService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -83,4 +86,5 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(channelRoutes, { channels: deps.channels });
   await app.register(slackEventsRoutes, { slackEvents: deps.slackEvents });
   await app.register(feishuEventRoutes, { feishuEvents: deps.feishuEvents });
+  await app.register(scheduledTaskRoutes, { tasks: deps.scheduledTasks });
 }

@@ -88,6 +88,8 @@ export const keys = {
   /** Hash: `record` (the cron as JSON, without its computed `next_run_date`) and `last_tick` (ms). */
   cron: (cronId: string) => `${KEY_PREFIX}:cron:{${cronId}}`,
   /** Sorted set of every cron id, scored by `created_at` in ms. */
+  /** Sorted set of the runs a cron started (JSON `{thread_id, run_id}`), scored by the tick (or manual trigger) time in ms; beside its record, under its tag. */
+  cronRuns: (cronId: string) => `${KEY_PREFIX}:cron:{${cronId}}:runs`,
   cronIndex: () => `${KEY_PREFIX}:crons:by-created`,
   /** Sorted set of the crons of one assistant, scored by `created_at` in ms. */
   assistantCrons: (assistantId: string) => `${KEY_PREFIX}:crons:by-assistant:${assistantId}`,

@@ -124,6 +124,10 @@ export const StoredCronSchema = Type.Object({
   user_id: Type.Union([Type.String(), Type.Null()]),
   metadata: JsonObject,
   enabled: Type.Boolean(),
+  /** A scheduled task's title (DeerFlow's `/api/scheduled-tasks`); LangGraph's crons have none. */
+  title: Type.Optional(Type.String()),
+  /** A one-off scheduled task (`schedule_type: once`): the moment it runs, also its `end_time`. */
+  run_at: Type.Optional(Type.String({ format: 'date-time' })),
   created_at: Type.String({ format: 'date-time' }),
   updated_at: Type.String({ format: 'date-time' }),
 });
