@@ -96,6 +96,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     mcpTools: () => mcp.tools(),
     tasks,
     customAgents: stores.customAgents,
+    // setup_agent and update_agent write the agent for the user who owns the run's thread.
+    agents: { agents: stores.customAgents, ownerOf: (threadId) => stores.threads.ownerOf(threadId) },
     memory: { read: async (threadId) => stores.memory.read(await memoryUser(threadId)) },
     log,
     ...(bwrapPath !== undefined ? { bwrapPath } : {}),

@@ -13,7 +13,7 @@ import type { GraphServices } from '../graph-services.js';
 import type { GraphContext } from '../graph-services.js';
 import { hasToolCalls, modelStep, toolsStep } from './agent-loop.js';
 import { memoryPromptSection } from './memory-prompt.js';
-import { leadAgentPrompt } from './prompts.js';
+import { BOOTSTRAP_SKILL, leadAgentPrompt } from './prompts.js';
 import { pickModel, runOptions } from './run-options.js';
 import { LeadAgentState, type LeadAgentStateType } from './state.js';
 import { createLocalSubagentRunner, createTaskTool, type SubagentRunner } from './subagents.js';
@@ -42,8 +42,9 @@ export function createSubagentRunnerFor(appConfig: AppConfig, services: GraphSer
 
 /** The custom agent the run names, if any; one that vanished since the run was accepted fails it. */
 async function customAgentFor(services: GraphServices, config: RunnableConfig): Promise<CustomAgent | null> {
-  const name = runOptions(config).agentName;
-  if (!name) return null;
+  const { agentName: name, isBootstrap } = runOptions(config);
+  // A bootstrap run designs the agent it names: there is none to load yet (DeerFlow loads none either).
+  if (!name || isBootstrap) return null;
   const agent = services.customAgents ? await services.customAgents.get(name) : null;
   if (!agent) throw new RunError('UnknownAgent', `No custom agent named '${name}' (see GET /api/agents).`);
   return agent;
@@ -111,8 +112,12 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
       listSkillsForPrompt(svc.skillsDir, svc.extensionsConfigPath, appConfig.skills.container_path),
       memoryForPrompt(svc, run.options.threadId),
     ]);
-    const skills = agent?.skills ? allSkills.filter((s) => agent.skills?.includes(s.name)) : allSkills;
+    // Bootstrap runs see only the `bootstrap` skill, as in DeerFlow; other runs never see it,
+    // since they have no setup_agent to follow it with.
+    const skillNames = run.options.isBootstrap ? [BOOTSTRAP_SKILL] : agent?.skills;
+    const skills = skillNames ? allSkills.filter((s) => skillNames.includes(s.name)) : allSkills.filter((s) => s.name !== BOOTSTRAP_SKILL);
     const prompt = leadAgentPrompt({
+      ...(run.options.isBootstrap && run.options.agentName ? { bootstrapAgent: run.options.agentName } : {}),
       ...(agent?.soul ? { soul: agent.soul } : {}),
       ...(memory ? { memory } : {}),
       skills,

@@ -25,7 +25,16 @@ export interface PromptContext {
   soul?: string;
   /** What is remembered about the user (memory-prompt.ts), already cut to its budget. */
   memory?: string;
+  /** A bootstrap run: the name of the custom agent being designed, which setup_agent saves. */
+  bootstrapAgent?: string;
 }
+
+/** The one skill a bootstrap run is told about (DeerFlow's skills/public/bootstrap). */
+export const BOOTSTRAP_SKILL = 'bootstrap';
+
+const bootstrapSection = (name: string) => `## Creating a custom agent
+You are helping the user create a new custom agent named "${name}". Talk with them to work out its purpose, its personality and tone, the rules it follows, and which skills it needs. Then write its SOUL.md: a Markdown description of who the agent is and how it behaves, addressed to the agent itself.
+When the user is satisfied, or asks you to save, call setup_agent with soul (the full SOUL.md), description (one line on what the agent is for) and, if it should be limited, skills. Do not call it before the design is agreed, and tell the user once the agent is saved.`;
 
 const BASE = `You are Warren, a capable agent working inside a conversation thread with its own files.
 
@@ -40,6 +49,7 @@ export function leadAgentPrompt(ctx: PromptContext): string {
   const parts = [BASE, `Current date: ${ctx.now.toISOString().slice(0, 10)}.`];
   // A custom agent's persona comes first after the base rules, which it may not override.
   if (ctx.soul) parts.push(`## Persona\n${ctx.soul}`);
+  if (ctx.bootstrapAgent) parts.push(bootstrapSection(ctx.bootstrapAgent));
   if (ctx.memory) parts.push(ctx.memory);
   if (ctx.uploads.length > 0) {
     const lines = ctx.uploads.map((u) =>

@@ -12,6 +12,10 @@ export interface RunOptions {
   threadId: string;
   /** A custom agent (gateway `/api/agents`) whose persona, model and tool groups the run uses. */
   agentName?: string;
+  /** DeerFlow's "new agent" chat: the lead agent designs `agentName` and saves it with setup_agent. */
+  isBootstrap: boolean;
+  /** The chat channel the run came from (DeerFlow withholds update_agent from `github`). */
+  channelName?: string;
 }
 
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
@@ -27,6 +31,8 @@ export function runOptions(config: RunnableConfig): RunOptions {
     subagents: c.subagent_enabled === true,
     threadId: String(c.thread_id ?? ''),
     ...(typeof c.agent_name === 'string' && c.agent_name !== '' ? { agentName: c.agent_name.toLowerCase() } : {}),
+    isBootstrap: c.is_bootstrap === true,
+    ...(typeof c.channel_name === 'string' && c.channel_name !== '' ? { channelName: c.channel_name } : {}),
   };
 }
 

@@ -3,7 +3,7 @@
 import { mayReach, type Identity } from '../auth/identity.js';
 import { OptionUnsupportedError } from '../errors.js';
 import { assertPublicHost } from '../net/outbound-guard.js';
-import { AgentNameInvalidError, isAgentName, type CustomAgentStore } from '../agents/agents.js';
+import { AgentExistsError, AgentNameInvalidError, isAgentName, type CustomAgentStore } from '../agents/agents.js';
 import { RunAgentUnknownError, WebhookRefusedError } from './admission.errors.js';
 import type { RunCreate } from './run-create.schema.js';
 
@@ -18,19 +18,25 @@ export async function checkWebhook(url: string | null | undefined, allowPrivate:
   });
 }
 
-/** `agent_name` from `config.configurable` or `context` (DeerFlow's UI sends it in context). */
-function agentNameOf(body: Pick<RunCreate, 'config' | 'context'>): unknown {
+/** A run field from `config.configurable` or `context` (DeerFlow's UI sends its fields in context). */
+function runFieldOf(body: Pick<RunCreate, 'config' | 'context'>, field: string): unknown {
   const configurable = body.config?.configurable as Record<string, unknown> | undefined;
-  return configurable?.agent_name ?? (body.context as Record<string, unknown> | null | undefined)?.agent_name;
+  return configurable?.[field] ?? (body.context as Record<string, unknown> | null | undefined)?.[field];
 }
 
 export async function checkAgentName(body: Pick<RunCreate, 'config' | 'context'>, agents: Pick<CustomAgentStore, 'get'>, caller: Identity): Promise<void> {
-  const name = agentNameOf(body);
+  const name = runFieldOf(body, 'agent_name');
   if (name === undefined || name === null || name === '') return;
   if (typeof name !== 'string' || !isAgentName(name)) {
     throw new AgentNameInvalidError(`agent_name: ${JSON.stringify(name)} is not an agent name (letters, digits and hyphens, at most 64).`);
   }
   const agent = await agents.get(name.toLowerCase());
+  // DeerFlow's "new agent" page chats with the lead agent in bootstrap mode under a name that
+  // does not exist yet; its setup_agent tool creates (or, for the caller's own, rewrites) it.
+  if (runFieldOf(body, 'is_bootstrap') === true) {
+    if (agent && !mayReach(caller, agent.owner)) throw new AgentExistsError(`agent_name: a custom agent named '${name.toLowerCase()}' exists already (names are unique; see GET /api/agents/check).`);
+    return;
+  }
   // Another user's agent is as unknown as one that does not exist.
   if (!agent || !mayReach(caller, agent.owner)) throw new RunAgentUnknownError(`agent_name: no custom agent named '${name.toLowerCase()}' (see GET /api/agents).`);
 }

@@ -4,6 +4,6 @@
 // the agent (workers/agent/graph-services.ts, graphs/lead-agent/lead-agent.ts).
 // This module is the feature's door: code outside src/agents/ imports only from here (the API's
 // composition roots also reach its routes and service).
-export { createCustomAgentStore, isAgentName } from './custom-agent-store.js';
+export { createCustomAgentStore, isAgentName, TOOL_GROUPS } from './custom-agent-store.js';
 export type { CustomAgent, CustomAgentStore } from './custom-agent-store.js';
-export { AgentNameInvalidError } from './agents.errors.js';
+export { AgentExistsError, AgentModelUnknownError, AgentNameInvalidError, AgentNotFoundError, AgentToolGroupUnknownError } from './agents.errors.js';

@@ -51,10 +51,14 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     async create(body: ThreadCreate, identity: Identity): Promise<Thread> {
       refuseTtl(body.ttl);
       const threadId = body.thread_id ?? randomUUID();
-      const metadata = await checkCreate(deps.access, identity, 'threads', { thread_id: threadId, metadata: body.metadata ?? {}, if_exists: body.if_exists ?? 'raise' });
+      // Left out, `if_exists` answers the caller's own existing thread, as DeerFlow's create does:
+      // its UI creates a thread with a client-chosen id, and a retried create must not 409.
+      // `raise` asks for LangGraph's 409; another user's thread is refused either way.
+      const ifExists = body.if_exists ?? 'do_nothing';
+      const metadata = await checkCreate(deps.access, identity, 'threads', { thread_id: threadId, metadata: body.metadata ?? {}, if_exists: ifExists });
       const supersteps = body.supersteps ?? [];
       const existed = supersteps.length > 0 && (await threads.get(threadId)) !== null;
-      const thread = await threads.create({ threadId, metadata, ifExists: body.if_exists ?? 'raise', owner: identity.user });
+      const thread = await threads.create({ threadId, metadata, ifExists, owner: identity.user });
       if (supersteps.length === 0 || existed) return thread;
       try {
         await deps.state.bulkUpdate(threadId, supersteps);

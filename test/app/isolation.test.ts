@@ -250,6 +250,9 @@ describe('assistants, crons and custom agents', () => {
     expect(listed(await call('admin', 'GET', '/api/agents'))).toContain(name);
     const run = await call('bob', 'POST', lg('/runs/wait'), { assistant_id: 'echo', input: { messages: [] }, context: { agent_name: name } });
     expect(run.status).toBe(422);
+    // Bootstrapping a new agent under a name another user holds is refused before it runs (#30).
+    const bootstrap = await call('bob', 'POST', lg('/runs/wait'), { assistant_id: 'echo', input: { messages: [] }, context: { agent_name: name, is_bootstrap: true } });
+    expect(bootstrap.status).toBe(409);
     expect(await status('alice', 'GET', `/api/agents/${name}`)).toBe(200);
   });
 });

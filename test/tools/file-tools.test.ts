@@ -38,8 +38,8 @@ afterAll(async () => {
 });
 
 describe('the tool set', () => {
-  it('has the file tools and present_files, and no bash without a sandbox or allow_host_bash', () => {
-    expect(tools.map((x) => x.name)).toEqual(['ls', 'read_file', 'write_file', 'str_replace', 'present_files']);
+  it('has the file tools, glob, grep and present_files, and no bash without a sandbox or allow_host_bash', () => {
+    expect(tools.map((x) => x.name)).toEqual(['ls', 'read_file', 'glob', 'grep', 'write_file', 'str_replace', 'present_files']);
   });
 
   it("declares DeerFlow's step description first, and takes null for an optional argument", async () => {

@@ -1,4 +1,4 @@
-// The sandbox's tools for one worker process: the file tools and present_files always, `bash`
+// The sandbox's tools for one worker process: the file tools, glob, grep and present_files always, `bash`
 // only when a runner exists (a working bubblewrap, or allow_host_bash). Built once; every call
 // reads its thread from the run config.
 import type { StructuredToolInterface } from '@langchain/core/tools';
@@ -10,6 +10,7 @@ import { createVirtualFs } from '../sandbox/virtual-fs.js';
 import { createBashTool } from './bash-tool.js';
 import { createFileTools } from './file-tools.js';
 import { createPresentFilesTool } from './present-files.js';
+import { createSearchTools } from './search-tools.js';
 
 export interface SandboxToolsDeps {
   files: ThreadFiles;
@@ -31,7 +32,9 @@ export interface SandboxTools {
 
 export async function createSandboxTools(deps: SandboxToolsDeps): Promise<SandboxTools> {
   const vfs = createVirtualFs({ files: deps.files, skillsDir: deps.skillsDir });
-  const tools = [...createFileTools(vfs), createPresentFilesTool(vfs)];
+  // DeerFlow's order: ls and read_file, then glob and grep (file:read), then the writers.
+  const [ls, readFile, ...writers] = createFileTools(vfs);
+  const tools = [ls, readFile, ...createSearchTools(vfs), ...writers, createPresentFilesTool(vfs)].filter((t) => t !== undefined);
   const runner = await createBashRunner(deps);
   if (runner) tools.push(createBashTool(runner));
   return { tools, bash: runner !== null, bashMode: runner?.mode ?? null };

@@ -34,3 +34,5 @@ export const McpOAuthUnconfiguredError = defineError('WARREN_MCP_OAUTH_UNCONFIGU
 export const McpOAuthTokenFailedError = defineError('WARREN_MCP_OAUTH_TOKEN_FAILED', 502);
 /** An MCP server did not start and list its tools within the connect deadline. */
 export const McpConnectTimeoutError = defineError('WARREN_MCP_CONNECT_TIMEOUT', 504);
+/** setup_agent or update_agent was called in a run that names no custom agent (or, for update_agent, from a GitHub channel). */
+export const AgentToolUnavailableError = defineError('WARREN_AGENT_TOOL_UNAVAILABLE', 400);
