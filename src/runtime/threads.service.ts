@@ -51,10 +51,9 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     async create(body: ThreadCreate, identity: Identity): Promise<Thread> {
       refuseTtl(body.ttl);
       const threadId = body.thread_id ?? randomUUID();
-      // Left out, `if_exists` answers the caller's own existing thread, as DeerFlow's create does:
-      // its UI creates a thread with a client-chosen id, and a retried create must not 409.
-      // `raise` asks for LangGraph's 409; another user's thread is refused either way.
-      const ifExists = body.if_exists ?? 'do_nothing';
+      // LangGraph's default: an existing id is a 409. (DeerFlow's UI retried its create only after
+      // its first run was refused; bootstrap runs are admitted now, so it no longer does.)
+      const ifExists = body.if_exists ?? 'raise';
       const metadata = await checkCreate(deps.access, identity, 'threads', { thread_id: threadId, metadata: body.metadata ?? {}, if_exists: ifExists });
       const supersteps = body.supersteps ?? [];
       const existed = supersteps.length > 0 && (await threads.get(threadId)) !== null;
