@@ -4,6 +4,7 @@
 // it read without ever seeing a secret; `$NAME` is stored, never resolved.
 // A write is checked whole before anything is stored: the shape of each entry (422) and the
 // stdio policy (400). Either failure leaves the file as it was.
+import { isDeepStrictEqual } from 'node:util';
 import { Value } from 'typebox/value';
 import {
   MCP_OAUTH_SECRET_FIELDS,
@@ -102,10 +103,15 @@ function maskServer(server: McpServer): McpServerBody {
   return entry;
 }
 
-/** The servers a PUT sends, under exactly one of the two keys. */
+/**
+ * The servers a PUT sends, under one of the two keys. Both keys are taken only when they hold the
+ * same servers (a GET answer sent back whole); two different lists are refused, never merged.
+ */
 function serversOf(body: McpConfigBody): Record<string, McpServerBody> {
   const { mcpServers, mcp_servers: deerflow } = body;
-  if (mcpServers && deerflow) throw new McpConfigKeyError('Send the servers under one key, mcpServers or mcp_servers, not both.');
+  if (mcpServers && deerflow && !isDeepStrictEqual(mcpServers, deerflow)) {
+    throw new McpConfigKeyError('Send the servers under one key, mcpServers or mcp_servers, not both with different servers.');
+  }
   const servers = mcpServers ?? deerflow;
   if (!servers) throw new McpConfigKeyError('The servers are missing: send them under mcpServers (or mcp_servers).');
   return servers;
