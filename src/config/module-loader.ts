@@ -25,7 +25,7 @@ export function resolveModuleSpec(spec: string, configDir: string, what: string)
   if (!/\.(?:[cm]?js|[cm]?ts)$/.test(target)) throw new ConfigError(`${what} module "${target}" must be .js, .mjs, .cjs, .ts, .mts or .cts`);
   const full = path.isAbsolute(target) ? target : path.resolve(configDir, target);
   if (WORKER_ONLY_DIRS.some((dir) => full.startsWith(dir + path.sep))) {
-    throw new ConfigError(`${what} module ${full} (for "${spec}") is worker code: the API loads it, so it lives outside workers/`);
+    throw new ConfigError(`${what} module ${full} (for "${spec}") is worker code: the API loads it too, so it may not live in the worker's folder`);
   }
   if (!existsSync(full)) throw new ConfigError(`${what} module ${full} (for "${spec}") does not exist`);
   return { spec, url: pathToFileURL(full).href, exportName, typescript: isTypeScriptModule(full) };
