@@ -61,223 +61,269 @@ export interface FeedOptions {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One Redis: one XREAD BLOCK over every followed stream. */
-export function blockingFeed({ streams, connect, target, blockMs, onError }: FeedOptions): LiveFeed {
-  // Adding a stream while the reader is blocked: an entry on this feed's own wake stream ends
-  // the XREAD at once, even when it was sent before the XREAD reached Redis.
-  const wake = streams.wakeStream(randomUUID());
-  let wakeCursor = '0';
-  let connection: RedisClient | null = null;
-  let looping = false;
-  let loopDone: Promise<void> = Promise.resolve();
-  let blocked = false;
-  let blockGeneration = 0;
-  let rungGeneration = -1;
-  let closed = false;
-
-  const ring = () => {
-    if (closed || !looping || !blocked || rungGeneration === blockGeneration) return;
-    rungGeneration = blockGeneration;
-    void streams.ring(wake).catch(onError);
-  };
-
-  async function loop() {
-    looping = true;
-    try {
-      while (!closed) {
-        const byKey = new Map<string, FollowedStream>();
-        for (const stream of target.followed()) byKey.set(stream.key, stream);
-        if (byKey.size === 0) break;
-        const cursors = new Map<string, string>([[wake, wakeCursor]]);
-        for (const [key, stream] of byKey) cursors.set(key, stream.cursor as string);
-        let batches: [string, StreamEntry[]][];
-        blocked = true;
-        blockGeneration += 1;
-        try {
-          batches = await streams.readMany((connection ??= connect('stream-hub')), cursors, blockMs);
-        } catch (err) {
-          if (closed) break;
-          onError(err);
-          await sleep(250);
-          continue;
-        } finally {
-          blocked = false;
-        }
-        for (const [key, entries] of batches) {
-          if (key === wake) {
-            wakeCursor = entries.at(-1)?.id ?? wakeCursor;
-            continue;
-          }
-          const stream = byKey.get(key);
-          if (stream) target.received(stream, entries);
-        }
-        target.quiet(Date.now());
-      }
-    } finally {
-      looping = false;
-    }
-  }
-
-  return {
-    follow() {
-      if (closed) return;
-      if (looping) ring();
-      else loopDone = loop().catch(onError);
-    },
-    // The next XREAD leaves it out; the current one may still name it.
-    unfollow() {},
-    async close() {
-      if (closed) return;
-      closed = true;
-      // A connection that is not up says Redis is away: no clean-up would reach it.
-      const reachable = connection !== null && connection.status === 'ready';
-      // Disconnecting aborts the pending XREAD BLOCK at once.
-      connection?.disconnect();
-      await loopDone;
-      // The wake stream is one small key that expires by itself when it cannot be removed now.
-      if (reachable) await streams.removeWakeStream(wake).catch(() => undefined);
-    },
-  };
+export function blockingFeed(options: FeedOptions): LiveFeed {
+  return new BlockingFeed(options);
 }
 
 /** A Redis Cluster: sharded-channel hints, then reads from the stream's cursor. */
-export function notifiedFeed({ streams, connect, target, blockMs, onError }: FeedOptions): LiveFeed {
+export function notifiedFeed(options: FeedOptions): LiveFeed {
+  return new NotifiedFeed(options);
+}
+
+class BlockingFeed implements LiveFeed {
+  private readonly streams: RunStreams;
+  private readonly target: FeedTarget;
+  /**
+   * Adding a stream while the reader is blocked: an entry on this feed's own wake stream ends
+   * the XREAD at once, even when it was sent before the XREAD reached Redis.
+   */
+  private readonly wake: string;
+  private wakeCursor = '0';
+  private connection: RedisClient | null = null;
+  private looping = false;
+  private loopDone: Promise<void> = Promise.resolve();
+  private blocked = false;
+  private blockGeneration = 0;
+  private rungGeneration = -1;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly options: FeedOptions) {
+    this.streams = options.streams;
+    this.target = options.target;
+    this.wake = this.streams.wakeStream(randomUUID());
+  }
+
+  follow(): void {
+    if (this.closed) return;
+    if (this.looping) this.ring();
+    else this.loopDone = this.loop().catch(this.options.onError);
+  }
+
+  // The next XREAD leaves it out; the current one may still name it.
+  unfollow(): void {}
+
+  close(): Promise<void> {
+    return (this.closing ??= this.shutDown());
+  }
+
+  private async shutDown(): Promise<void> {
+    this.closed = true;
+    const { connection } = this;
+    // A connection that is not up says Redis is away: no clean-up would reach it.
+    const reachable = connection !== null && connection.status === 'ready';
+    // Disconnecting aborts the pending XREAD BLOCK at once.
+    connection?.disconnect();
+    await this.loopDone;
+    // The wake stream is one small key that expires by itself when it cannot be removed now.
+    if (reachable) await this.streams.removeWakeStream(this.wake).catch(() => undefined);
+  }
+
+  private ring(): void {
+    if (this.closed || !this.looping || !this.blocked || this.rungGeneration === this.blockGeneration) return;
+    this.rungGeneration = this.blockGeneration;
+    void this.streams.ring(this.wake).catch(this.options.onError);
+  }
+
+  private async loop(): Promise<void> {
+    this.looping = true;
+    try {
+      while (!this.closed) {
+        const byKey = new Map<string, FollowedStream>();
+        for (const stream of this.target.followed()) byKey.set(stream.key, stream);
+        if (byKey.size === 0) break;
+        const cursors = new Map<string, string>([[this.wake, this.wakeCursor]]);
+        for (const [key, stream] of byKey) cursors.set(key, stream.cursor as string);
+        let batches: [string, StreamEntry[]][];
+        this.blocked = true;
+        this.blockGeneration += 1;
+        try {
+          batches = await this.streams.readMany((this.connection ??= this.options.connect('stream-hub')), cursors, this.options.blockMs);
+        } catch (err) {
+          if (this.closed) break;
+          this.options.onError(err);
+          await sleep(250);
+          continue;
+        } finally {
+          this.blocked = false;
+        }
+        this.hand(byKey, batches);
+        this.target.quiet(Date.now());
+      }
+    } finally {
+      this.looping = false;
+    }
+  }
+
+  /** Hands each stream's entries to the hub; the wake stream's only move its cursor. */
+  private hand(byKey: Map<string, FollowedStream>, batches: [string, StreamEntry[]][]): void {
+    for (const [key, entries] of batches) {
+      if (key === this.wake) {
+        this.wakeCursor = entries.at(-1)?.id ?? this.wakeCursor;
+        continue;
+      }
+      const stream = byKey.get(key);
+      if (stream) this.target.received(stream, entries);
+    }
+  }
+}
+
+class NotifiedFeed implements LiveFeed {
+  private readonly streams: RunStreams;
+  private readonly target: FeedTarget;
   /** Followed streams by their channel. */
-  const byChannel = new Map<string, FollowedStream>();
+  private readonly byChannel = new Map<string, FollowedStream>();
   /** Channels Redis has us subscribed to, and those with a (un)subscribe in flight. */
-  const subscribed = new Set<string>();
-  const changing = new Set<string>();
+  private readonly subscribed = new Set<string>();
+  private readonly changing = new Set<string>();
   /** Streams with a read in flight: true when another hint came meanwhile (read again). */
-  const reading = new Map<FollowedStream, { again: boolean }>();
-  let subscriber: RedisClient | null = null;
+  private readonly reading = new Map<FollowedStream, { again: boolean }>();
+  private subscriber: RedisClient | null = null;
   /** Counts subscriber clients: replies for an earlier one are ignored. */
-  let generation = 0;
+  private generation = 0;
   /** The subscriber lost a node's connection: its subscriptions may be gone. */
-  let suspect = false;
-  let timer: NodeJS.Timeout | null = null;
-  let closed = false;
+  private suspect = false;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+  private closing: Promise<void> | null = null;
 
-  const channelOf = (stream: FollowedStream) => streams.channel(stream.threadId, stream.runId);
-  const isFollowed = (stream: FollowedStream) => byChannel.get(channelOf(stream)) === stream;
+  constructor(private readonly options: FeedOptions) {
+    this.streams = options.streams;
+    this.target = options.target;
+  }
 
-  const listener = (): RedisClient => {
-    if (subscriber) return subscriber;
-    const made = connect('stream-hub');
-    const mine = generation;
+  follow(stream: FollowedStream): void {
+    if (this.closed) return;
+    const channel = this.channelOf(stream);
+    this.byChannel.set(channel, stream);
+    this.reconcile(channel);
+    if (!this.timer) {
+      // At least every second: a lost subscription is renewed soon after the cluster is back.
+      this.timer = setInterval(() => this.tick(), Math.min(this.options.blockMs, 1_000));
+      this.timer.unref();
+    }
+  }
+
+  unfollow(stream: FollowedStream): void {
+    const channel = this.channelOf(stream);
+    if (this.byChannel.get(channel) !== stream) return;
+    this.byChannel.delete(channel);
+    this.reconcile(channel);
+  }
+
+  close(): Promise<void> {
+    return (this.closing ??= this.shutDown());
+  }
+
+  private async shutDown(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.subscriber?.disconnect();
+    this.byChannel.clear();
+  }
+
+  private channelOf(stream: FollowedStream): string {
+    return this.streams.channel(stream.threadId, stream.runId);
+  }
+
+  private isFollowed(stream: FollowedStream): boolean {
+    return this.byChannel.get(this.channelOf(stream)) === stream;
+  }
+
+  private listener(): RedisClient {
+    if (this.subscriber) return this.subscriber;
+    const made = this.options.connect('stream-hub');
+    const mine = this.generation;
     made.on('smessage', (channel: string, id: string) => {
-      const stream = byChannel.get(channel);
-      if (stream && stream.cursor !== null && compareIds(id, stream.cursor) > 0) read(stream);
+      const stream = this.byChannel.get(channel);
+      if (stream && stream.cursor !== null && compareIds(id, stream.cursor) > 0) this.read(stream);
     });
     const lost = () => {
-      if (mine === generation) suspect = true;
+      if (mine === this.generation) this.suspect = true;
     };
     for (const event of ['-node', 'error', 'node error']) made.on(event, lost);
-    return (subscriber = made);
-  };
+    return (this.subscriber = made);
+  }
 
   /** A new subscriber client, subscribed to every followed channel (each read once it is). */
-  const renew = () => {
-    generation += 1;
-    suspect = false;
-    subscriber?.disconnect();
-    subscriber = null;
-    subscribed.clear();
-    changing.clear();
-    for (const channel of byChannel.keys()) reconcile(channel);
-  };
+  private renew(): void {
+    this.generation += 1;
+    this.suspect = false;
+    this.subscriber?.disconnect();
+    this.subscriber = null;
+    this.subscribed.clear();
+    this.changing.clear();
+    for (const channel of this.byChannel.keys()) this.reconcile(channel);
+  }
 
   /** Reads a stream on from its cursor, once more for every hint that came while reading. */
-  const read = (stream: FollowedStream) => {
-    const inFlight = reading.get(stream);
+  private read(stream: FollowedStream): void {
+    const inFlight = this.reading.get(stream);
     if (inFlight) {
       inFlight.again = true;
       return;
     }
     const state = { again: true };
-    reading.set(stream, state);
-    void (async () => {
-      try {
-        while (state.again && !closed && isFollowed(stream) && stream.cursor !== null) {
-          state.again = false;
-          const entries = await streams.readAfter(stream.threadId, stream.runId, stream.cursor, PAGE_ENTRIES);
-          if (entries.length > 0) target.received(stream, entries);
-          // A full page: there may be more.
-          if (entries.length === PAGE_ENTRIES) state.again = true;
-        }
-      } catch (err) {
-        onError(err);
-      } finally {
-        reading.delete(stream);
+    this.reading.set(stream, state);
+    void this.readOn(stream, state);
+  }
+
+  private async readOn(stream: FollowedStream, state: { again: boolean }): Promise<void> {
+    try {
+      while (state.again && !this.closed && this.isFollowed(stream) && stream.cursor !== null) {
+        state.again = false;
+        const entries = await this.streams.readAfter(stream.threadId, stream.runId, stream.cursor, PAGE_ENTRIES);
+        if (entries.length > 0) this.target.received(stream, entries);
+        // A full page: there may be more.
+        if (entries.length === PAGE_ENTRIES) state.again = true;
       }
-    })();
-  };
+    } catch (err) {
+      this.options.onError(err);
+    } finally {
+      this.reading.delete(stream);
+    }
+  }
 
   /**
    * Brings a channel's subscription in line with whether a stream is followed on it: one
    * (un)subscribe at a time per channel, checked again when it completes. A subscription that
    * failed (a node away) is tried again at the next tick (at least once a second).
    */
-  const reconcile = (channel: string) => {
-    if (closed || changing.has(channel)) return;
-    const wanted = byChannel.has(channel);
-    if (wanted === subscribed.has(channel)) return;
-    changing.add(channel);
-    const connection = listener();
-    const mine = generation;
+  private reconcile(channel: string): void {
+    if (this.closed || this.changing.has(channel)) return;
+    const wanted = this.byChannel.has(channel);
+    if (wanted === this.subscribed.has(channel)) return;
+    this.changing.add(channel);
+    const connection = this.listener();
+    const mine = this.generation;
     const change = wanted ? connection.ssubscribe(channel) : connection.sunsubscribe(channel);
     void change.then(
       () => {
-        if (mine !== generation) return;
-        if (wanted) subscribed.add(channel);
-        else subscribed.delete(channel);
-        changing.delete(channel);
-        const stream = byChannel.get(channel);
+        if (mine !== this.generation) return;
+        if (wanted) this.subscribed.add(channel);
+        else this.subscribed.delete(channel);
+        this.changing.delete(channel);
+        const stream = this.byChannel.get(channel);
         // Entries written before the subscription took are read now; later ones are hinted.
-        if (wanted && stream) read(stream);
-        reconcile(channel);
+        if (wanted && stream) this.read(stream);
+        this.reconcile(channel);
       },
       (err: unknown) => {
-        if (mine !== generation) return;
-        changing.delete(channel);
-        if (!closed) onError(err);
+        if (mine !== this.generation) return;
+        this.changing.delete(channel);
+        if (!this.closed) this.options.onError(err);
       },
     );
-  };
+  }
 
-  const tick = () => {
+  private tick(): void {
     const now = Date.now();
-    if (suspect && subscriber?.status === 'ready') renew();
-    for (const [channel, stream] of byChannel) {
-      reconcile(channel);
+    if (this.suspect && this.subscriber?.status === 'ready') this.renew();
+    for (const [channel, stream] of this.byChannel) {
+      this.reconcile(channel);
       // No news for a while: read anyway, in case a hint was lost with a node's connection.
-      if (now - stream.lastEntryAt >= blockMs) read(stream);
+      if (now - stream.lastEntryAt >= this.options.blockMs) this.read(stream);
     }
-    target.quiet(now);
-  };
-
-  return {
-    follow(stream) {
-      if (closed) return;
-      const channel = channelOf(stream);
-      byChannel.set(channel, stream);
-      reconcile(channel);
-      if (!timer) {
-        // At least every second: a lost subscription is renewed soon after the cluster is back.
-        timer = setInterval(tick, Math.min(blockMs, 1_000));
-        timer.unref();
-      }
-    },
-    unfollow(stream) {
-      const channel = channelOf(stream);
-      if (byChannel.get(channel) !== stream) return;
-      byChannel.delete(channel);
-      reconcile(channel);
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (timer) clearInterval(timer);
-      subscriber?.disconnect();
-      byChannel.clear();
-    },
-  };
+    this.target.quiet(now);
+  }
 }

@@ -25,8 +25,8 @@
 // after it is answered with it at once.
 import type { RedisClient, RedisConnections } from '../store/redis.js';
 import { compareIds, type RunStreams, type StreamEntry } from '../store/run-stream.js';
-import { blockingFeed, notifiedFeed, type FollowedStream } from './run-stream-feeds.js';
-import { createPageCache } from './run-stream-pages.js';
+import { blockingFeed, notifiedFeed, type FollowedStream, type LiveFeed } from './run-stream-feeds.js';
+import { createPageCache, type PageCache } from './run-stream-pages.js';
 
 export interface HubSubscriber {
   /**
@@ -105,49 +105,158 @@ interface Watch extends FollowedStream {
   checkingSettled: boolean;
 }
 
+/** In the shared read: its tail is known, its `end` not seen. */
+const isFollowed = (watch: Watch) => watch.cursor !== null && watch.end === null;
+
 export function createRunStreamHub(options: HubOptions): RunStreamHub {
-  const { streams } = options;
-  const blockMs = options.blockMs ?? 5_000;
-  const onError = (err: unknown) => options.onError?.(err);
-  const watches = new Map<string, Watch>();
-  const pages = createPageCache(streams);
-  let closed = false;
+  return new StreamHub(options);
+}
 
-  const isFollowed = (watch: Watch) => watch.cursor !== null && watch.end === null;
+/** The hub: its watches (one per followed run), the shared page cache and the feed. */
+class StreamHub implements RunStreamHub {
+  private readonly streams: RunStreams;
+  private readonly blockMs: number;
+  private readonly watches = new Map<string, Watch>();
+  private readonly pages: PageCache;
+  private readonly feed: LiveFeed;
+  private closed = false;
+  private closing: Promise<void> | null = null;
+  /** Reports an error to `options.onError`; passed on as it is, so an arrow. */
+  private readonly onError = (err: unknown) => this.options.onError?.(err);
 
-  const dropWatch = (watch: Watch) => {
-    if (watches.get(watch.key) !== watch) return;
-    watches.delete(watch.key);
-    pages.drop(watch.key);
-    feed.unfollow(watch);
-  };
+  constructor(private readonly options: HubOptions) {
+    this.streams = options.streams;
+    this.blockMs = options.blockMs ?? 5_000;
+    this.pages = createPageCache(this.streams);
+    this.feed = (this.streams.notifies ? notifiedFeed : blockingFeed)({
+      streams: this.streams,
+      connect: options.listener,
+      blockMs: this.blockMs,
+      onError: this.onError,
+      target: {
+        followed: () => [...this.watches.values()].filter(isFollowed),
+        received: (stream, entries) => this.received(stream as Watch, entries),
+        quiet: (now) => this.quiet(now),
+      },
+    });
+  }
 
-  const finish = (sub: Sub) => {
+  subscribe(threadId: string, runId: string, afterId: string, subscriber: HubSubscriber): HubSubscription {
+    if (this.closed) {
+      // Shutting down: the client is told the stream ended (it can resume on another replica).
+      queueMicrotask(() => this.safely(() => subscriber.onDone()));
+      return { resume: () => {}, stop: () => {} };
+    }
+    const watch = this.watchOf(threadId, runId);
+    const sub: Sub = { subscriber, cursor: afterId === '-1' || afterId === '' ? '0' : afterId, state: 'catching-up', watch };
+    watch.subs.add(sub);
+    this.startCatchUp(sub);
+    return {
+      resume: () => {
+        if (sub.state !== 'paused') return;
+        sub.state = 'catching-up';
+        this.startCatchUp(sub);
+      },
+      stop: () => {
+        if (sub.state === 'done') return;
+        sub.state = 'done';
+        this.detach(sub);
+      },
+    };
+  }
+
+  followed(): number {
+    return [...this.watches.values()].filter(isFollowed).length;
+  }
+
+  stats(): HubStats {
+    return {
+      streams: this.watches.size,
+      subscribers: [...this.watches.values()].reduce((sum, w) => sum + w.subs.size, 0),
+      cachedPages: this.pages.stats().pages,
+      cachedBytes: this.pages.stats().bytes,
+    };
+  }
+
+  close(): Promise<void> {
+    return (this.closing ??= this.shutDown());
+  }
+
+  private async shutDown(): Promise<void> {
+    this.closed = true;
+    await this.feed.close();
+    for (const watch of [...this.watches.values()]) for (const sub of [...watch.subs]) this.finish(sub);
+    this.watches.clear();
+    this.pages.clear();
+  }
+
+  /** The run's watch, made on its first subscriber: the shared reader starts at the stream's current tail. */
+  private watchOf(threadId: string, runId: string): Watch {
+    const key = this.streams.key(threadId, runId);
+    const existing = this.watches.get(key);
+    if (existing) return existing;
+    const created: Watch = {
+      key,
+      threadId,
+      runId,
+      cursor: null,
+      end: null,
+      ready: Promise.resolve(),
+      subs: new Set(),
+      lastEntryAt: Date.now(),
+      checkingSettled: false,
+    };
+    this.watches.set(key, created);
+    // Subscribers catch up on their own, up to the tail.
+    created.ready = this.streams.lastEntry(threadId, runId).then(
+      (last) => {
+        created.cursor = last?.id ?? '0';
+        if (last?.event === 'end') created.end = last;
+        created.lastEntryAt = Date.now();
+        if (this.watches.get(key) === created && isFollowed(created)) this.feed.follow(created);
+      },
+      (err: unknown) => {
+        this.onError(err);
+        this.dropWatch(created);
+        for (const s of [...created.subs]) this.finish(s);
+      },
+    );
+    return created;
+  }
+
+  private dropWatch(watch: Watch): void {
+    if (this.watches.get(watch.key) !== watch) return;
+    this.watches.delete(watch.key);
+    this.pages.drop(watch.key);
+    this.feed.unfollow(watch);
+  }
+
+  private finish(sub: Sub): void {
     if (sub.state === 'done') return;
     sub.state = 'done';
-    detach(sub);
-    safely(() => sub.subscriber.onDone());
-  };
+    this.detach(sub);
+    this.safely(() => sub.subscriber.onDone());
+  }
 
-  const detach = (sub: Sub) => {
+  private detach(sub: Sub): void {
     const { watch } = sub;
     watch.subs.delete(sub);
     // A stream nobody follows is no longer read.
-    if (watch.subs.size === 0) dropWatch(watch);
-  };
+    if (watch.subs.size === 0) this.dropWatch(watch);
+  }
 
   /** Calls into a subscriber; a throw is reported and ends that subscriber, never the reader. */
-  const safely = (call: () => void): boolean => {
+  private safely(call: () => void): boolean {
     try {
       call();
       return true;
     } catch (err) {
-      onError(err);
+      this.onError(err);
       return false;
     }
-  };
+  }
 
-  const deliver = (sub: Sub, entries: readonly StreamEntry[]) => {
+  private deliver(sub: Sub, entries: readonly StreamEntry[]): void {
     if (sub.state === 'done' || sub.state === 'paused' || entries.length === 0) return;
     // Keep only ids past the subscriber's cursor, each once and in order: a settled-run check
     // and the shared read can overlap. The usual batch passes whole, so every client of a run
@@ -168,44 +277,70 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
     if (endAt >= 0 && endAt < fresh.length - 1) fresh = fresh.slice(0, endAt + 1);
     const batch = fresh;
     let taken: number | void = batch.length;
-    if (!safely(() => (taken = sub.subscriber.onEntries(batch)))) return finish(sub);
+    if (!this.safely(() => (taken = sub.subscriber.onEntries(batch)))) return this.finish(sub);
     const took = Math.min(taken ?? batch.length, batch.length);
     if (took > 0) sub.cursor = (batch[took - 1] as StreamEntry).id;
     if (took < batch.length) sub.state = 'paused';
-    else if (endAt >= 0) finish(sub);
-  };
+    else if (endAt >= 0) this.finish(sub);
+  }
 
   /** A live subscriber whose cursor is at or past the run's `end` (it resumed there) gets it again and is done. */
-  const endIfPast = (sub: Sub) => {
+  private endIfPast(sub: Sub): void {
     const { end } = sub.watch;
     if (sub.state !== 'live' || end === null || compareIds(sub.cursor, end.id) < 0) return;
-    safely(() => sub.subscriber.onEntries([end]));
-    finish(sub);
-  };
+    this.safely(() => sub.subscriber.onEntries([end]));
+    this.finish(sub);
+  }
 
-  const dispatch = (watch: Watch, entries: readonly StreamEntry[]) => {
+  private dispatch(watch: Watch, entries: readonly StreamEntry[]): void {
     const last = entries[entries.length - 1];
     if (watch.end === null && last?.event === 'end') {
       watch.end = last;
-      feed.unfollow(watch);
+      this.feed.unfollow(watch);
     }
     // A subscriber still catching up reads these from Redis itself.
     for (const sub of [...watch.subs]) {
       if (sub.state !== 'live') continue;
-      deliver(sub, entries);
-      endIfPast(sub);
+      this.deliver(sub, entries);
+      this.endIfPast(sub);
     }
-  };
+  }
 
-  const checkSettled = async (watch: Watch) => {
+  /** The feed's entries for a followed stream. */
+  private received(watch: Watch, entries: readonly StreamEntry[]): void {
+    if (this.watches.get(watch.key) !== watch || !isFollowed(watch)) return;
+    // A settled-run check may have read past some of these already.
+    const cursor = watch.cursor as string;
+    const fresh = compareIds((entries[0] as StreamEntry).id, cursor) > 0 ? entries : entries.filter((e) => compareIds(e.id, cursor) > 0);
+    const last = fresh.at(-1);
+    if (!last) return;
+    watch.cursor = last.id;
+    watch.lastEntryAt = Date.now();
+    this.dispatch(watch, fresh);
+  }
+
+  /** The feed's quiet interval: streams without news for a while are checked for a settled run. */
+  private quiet(now: number): void {
+    for (const watch of this.watches.values()) {
+      if (isFollowed(watch) && now - watch.lastEntryAt >= this.blockMs) this.startSettledCheck(watch);
+    }
+  }
+
+  private startSettledCheck(watch: Watch): void {
+    if (watch.checkingSettled) return;
+    watch.checkingSettled = true;
+    void this.checkSettled(watch).catch(this.onError);
+  }
+
+  private async checkSettled(watch: Watch): Promise<void> {
     try {
-      if (!(await options.isSettled(watch.threadId, watch.runId))) return;
-      const tail = await streams.readAfter(watch.threadId, watch.runId, watch.cursor ?? '0');
+      if (!(await this.options.isSettled(watch.threadId, watch.runId))) return;
+      const tail = await this.streams.readAfter(watch.threadId, watch.runId, watch.cursor ?? '0');
       if (tail.length > 0) {
         const last = (tail[tail.length - 1] as StreamEntry).id;
         // The shared read may have moved on meanwhile: never move its cursor back.
         if (watch.cursor === null || compareIds(last, watch.cursor) > 0) watch.cursor = last;
-        dispatch(watch, tail);
+        this.dispatch(watch, tail);
         return;
       }
       // Settled, but the stream has no `end` (its worker died between the two writes, or the
@@ -214,56 +349,30 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       const end: StreamEntry[] = [{ id: `${Date.now() + 1}-0`, event: 'end', data: '{}' }];
       for (const sub of [...watch.subs]) {
         if (sub.state !== 'live') continue;
-        safely(() => sub.subscriber.onEntries(end));
-        finish(sub);
+        this.safely(() => sub.subscriber.onEntries(end));
+        this.finish(sub);
       }
     } finally {
       watch.checkingSettled = false;
       watch.lastEntryAt = Date.now();
     }
-  };
+  }
 
-  const startSettledCheck = (watch: Watch) => {
-    if (watch.checkingSettled) return;
-    watch.checkingSettled = true;
-    void checkSettled(watch).catch(onError);
-  };
+  private startCatchUp(sub: Sub): void {
+    void this.catchUp(sub).catch((err: unknown) => {
+      this.onError(err);
+      this.finish(sub);
+    });
+  }
 
-  const feed = (streams.notifies ? notifiedFeed : blockingFeed)({
-    streams,
-    connect: options.listener,
-    blockMs,
-    onError,
-    target: {
-      followed: () => [...watches.values()].filter(isFollowed),
-      received(stream, entries) {
-        const watch = stream as Watch;
-        if (watches.get(watch.key) !== watch || !isFollowed(watch)) return;
-        // A settled-run check may have read past some of these already.
-        const cursor = watch.cursor as string;
-        const fresh = compareIds((entries[0] as StreamEntry).id, cursor) > 0 ? entries : entries.filter((e) => compareIds(e.id, cursor) > 0);
-        const last = fresh.at(-1);
-        if (!last) return;
-        watch.cursor = last.id;
-        watch.lastEntryAt = Date.now();
-        dispatch(watch, fresh);
-      },
-      quiet(now) {
-        for (const watch of watches.values()) {
-          if (isFollowed(watch) && now - watch.lastEntryAt >= blockMs) startSettledCheck(watch);
-        }
-      },
-    },
-  });
-
-  async function catchUp(sub: Sub) {
+  private async catchUp(sub: Sub): Promise<void> {
     const { watch } = sub;
     await watch.ready;
     let delivered = false;
     let shared = true;
     // Checked and switched to live in one synchronous step: no shared batch can fall between.
     while (sub.state === 'catching-up' && watch.cursor !== null && compareIds(sub.cursor, watch.cursor) < 0) {
-      const page = await pages.read(watch, sub.cursor, shared);
+      const page = await this.pages.read(watch, sub.cursor, shared);
       if (page.length === 0) {
         // A shared read may have been issued before the entries the shared reader has since
         // seen: read once more on our own. Still nothing means they are gone (the stream expired).
@@ -273,95 +382,16 @@ export function createRunStreamHub(options: HubOptions): RunStreamHub {
       }
       shared = true;
       delivered = true;
-      deliver(sub, page);
+      this.deliver(sub, page);
     }
     if (sub.state !== 'catching-up') return;
     sub.state = 'live';
     // Resumed at (or past) the end: the run has finished, and says so again now.
-    endIfPast(sub);
+    this.endIfPast(sub);
     if (sub.state === 'live' && !delivered) {
       // Nothing to catch up on: a run that has settled without `end` is answered now rather
       // than after the shared read's next quiet block.
-      startSettledCheck(watch);
+      this.startSettledCheck(watch);
     }
   }
-
-  return {
-    subscribe(threadId, runId, afterId, subscriber) {
-      if (closed) {
-        // Shutting down: the client is told the stream ended (it can resume on another replica).
-        queueMicrotask(() => safely(() => subscriber.onDone()));
-        return { resume: () => {}, stop: () => {} };
-      }
-      const key = streams.key(threadId, runId);
-      let watch = watches.get(key);
-      if (!watch) {
-        const created: Watch = {
-          key,
-          threadId,
-          runId,
-          cursor: null,
-          end: null,
-          ready: Promise.resolve(),
-          subs: new Set(),
-          lastEntryAt: Date.now(),
-          checkingSettled: false,
-        };
-        watches.set(key, created);
-        watch = created;
-        // The shared reader starts at the stream's current tail; subscribers catch up on their own.
-        created.ready = streams.lastEntry(threadId, runId).then(
-          (last) => {
-            created.cursor = last?.id ?? '0';
-            if (last?.event === 'end') created.end = last;
-            created.lastEntryAt = Date.now();
-            if (watches.get(key) === created && isFollowed(created)) feed.follow(created);
-          },
-          (err: unknown) => {
-            onError(err);
-            dropWatch(created);
-            for (const s of [...created.subs]) finish(s);
-          },
-        );
-      }
-      const sub: Sub = { subscriber, cursor: afterId === '-1' || afterId === '' ? '0' : afterId, state: 'catching-up', watch };
-      watch.subs.add(sub);
-      const start = () =>
-        void catchUp(sub).catch((err: unknown) => {
-          onError(err);
-          finish(sub);
-        });
-      start();
-      return {
-        resume() {
-          if (sub.state !== 'paused') return;
-          sub.state = 'catching-up';
-          start();
-        },
-        stop() {
-          if (sub.state === 'done') return;
-          sub.state = 'done';
-          detach(sub);
-        },
-      };
-    },
-
-    followed: () => [...watches.values()].filter(isFollowed).length,
-
-    stats: () => ({
-      streams: watches.size,
-      subscribers: [...watches.values()].reduce((sum, w) => sum + w.subs.size, 0),
-      cachedPages: pages.stats().pages,
-      cachedBytes: pages.stats().bytes,
-    }),
-
-    async close() {
-      if (closed) return;
-      closed = true;
-      await feed.close();
-      for (const watch of [...watches.values()]) for (const sub of [...watch.subs]) finish(sub);
-      watches.clear();
-      pages.clear();
-    },
-  };
 }

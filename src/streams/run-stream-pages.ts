@@ -76,92 +76,106 @@ function firstAfter(page: Page, afterId: string): number {
   return lo;
 }
 
-export function createPageCache(streams: RunStreams, limits: PageLimits = DEFAULT_LIMITS): PageCache {
-  // Set order is recency: a hit moves its page to the end, eviction takes from the front.
-  const recent = new Set<Page>();
-  const byStream = new Map<string, Set<Page>>();
-  let bytes = 0;
-
-  const remove = (page: Page) => {
-    if (!recent.delete(page)) return;
-    bytes -= page.bytes;
-    const pages = byStream.get(page.streamKey);
-    pages?.delete(page);
-    if (pages?.size === 0) byStream.delete(page.streamKey);
-  };
-
-  const touch = (page: Page) => {
-    recent.delete(page);
-    recent.add(page);
-  };
-
-  const tailOf = (page: Page, entries: StreamEntry[], at: number): StreamEntry[] => {
-    let tail = page.tails.get(at);
-    if (!tail) {
-      tail = entries.slice(at);
-      page.tails.set(at, tail);
-      for (const oldest of page.tails.keys()) {
-        if (page.tails.size <= TAILS_PER_PAGE) break;
-        page.tails.delete(oldest);
-      }
+/** The page's entries from `at` on: readers that resume at the same entry get the same array. */
+function tailOf(page: Page, entries: StreamEntry[], at: number): StreamEntry[] {
+  let tail = page.tails.get(at);
+  if (!tail) {
+    tail = entries.slice(at);
+    page.tails.set(at, tail);
+    for (const oldest of page.tails.keys()) {
+      if (page.tails.size <= TAILS_PER_PAGE) break;
+      page.tails.delete(oldest);
     }
-    return tail;
-  };
+  }
+  return tail;
+}
 
-  const find = (stream: StreamRef, afterId: string): Promise<StreamEntry[]> | null => {
-    for (const page of byStream.get(stream.key) ?? []) {
+export function createPageCache(streams: RunStreams, limits: PageLimits = DEFAULT_LIMITS): PageCache {
+  return new SharedPages(streams, limits);
+}
+
+/** The pages read so far, by recency and by stream, within `limits`. */
+class SharedPages implements PageCache {
+  // Set order is recency: a hit moves its page to the end, eviction takes from the front.
+  private readonly recent = new Set<Page>();
+  private readonly byStream = new Map<string, Set<Page>>();
+  private bytes = 0;
+
+  constructor(
+    private readonly streams: RunStreams,
+    private readonly limits: PageLimits,
+  ) {}
+
+  read(stream: StreamRef, afterId: string, shared = true): Promise<StreamEntry[]> {
+    const read = () => this.streams.readAfter(stream.threadId, stream.runId, afterId, PAGE_ENTRIES);
+    if (!shared) return read();
+    const found = this.find(stream, afterId);
+    if (found) return found;
+    const page: Page = { streamKey: stream.key, after: afterId, pending: read(), entries: null, bytes: 0, tails: new Map() };
+    this.recent.add(page);
+    let pages = this.byStream.get(stream.key);
+    if (!pages) this.byStream.set(stream.key, (pages = new Set()));
+    pages.add(page);
+    page.pending.then(
+      (entries) => this.keep(page, entries),
+      () => this.remove(page),
+    );
+    return page.pending;
+  }
+
+  drop(streamKey: string): void {
+    for (const page of [...(this.byStream.get(streamKey) ?? [])]) this.remove(page);
+  }
+
+  stats(): { pages: number; bytes: number } {
+    return { pages: this.recent.size, bytes: this.bytes };
+  }
+
+  clear(): void {
+    this.recent.clear();
+    this.byStream.clear();
+    this.bytes = 0;
+  }
+
+  /** A page's read is in: its entries are kept, and the least recently used pages go past the limits. */
+  private keep(page: Page, entries: StreamEntry[]): void {
+    if (!this.recent.has(page)) return;
+    // An empty page says only that nothing had arrived yet: not worth keeping.
+    if (entries.length === 0) return this.remove(page);
+    page.entries = entries;
+    page.bytes = sizeOf(entries);
+    this.bytes += page.bytes;
+    for (const oldest of this.recent) {
+      if (this.bytes <= this.limits.bytes && this.recent.size <= this.limits.pages) break;
+      this.remove(oldest);
+    }
+  }
+
+  private remove(page: Page): void {
+    if (!this.recent.delete(page)) return;
+    this.bytes -= page.bytes;
+    const pages = this.byStream.get(page.streamKey);
+    pages?.delete(page);
+    if (pages?.size === 0) this.byStream.delete(page.streamKey);
+  }
+
+  private touch(page: Page): void {
+    this.recent.delete(page);
+    this.recent.add(page);
+  }
+
+  private find(stream: StreamRef, afterId: string): Promise<StreamEntry[]> | null {
+    for (const page of this.byStream.get(stream.key) ?? []) {
       if (page.entries === null) {
         if (page.after !== afterId) continue;
-        touch(page);
+        this.touch(page);
         return page.pending;
       }
       const at = firstAfter(page, afterId);
       if (at < 0) continue;
-      touch(page);
+      this.touch(page);
       return Promise.resolve(at === 0 ? page.entries : tailOf(page, page.entries, at));
     }
     return null;
-  };
-
-  return {
-    read(stream, afterId, shared = true) {
-      const read = () => streams.readAfter(stream.threadId, stream.runId, afterId, PAGE_ENTRIES);
-      if (!shared) return read();
-      const found = find(stream, afterId);
-      if (found) return found;
-      const page: Page = { streamKey: stream.key, after: afterId, pending: read(), entries: null, bytes: 0, tails: new Map() };
-      recent.add(page);
-      let pages = byStream.get(stream.key);
-      if (!pages) byStream.set(stream.key, (pages = new Set()));
-      pages.add(page);
-      page.pending.then(
-        (entries) => {
-          if (!recent.has(page)) return;
-          // An empty page says only that nothing had arrived yet: not worth keeping.
-          if (entries.length === 0) return remove(page);
-          page.entries = entries;
-          page.bytes = sizeOf(entries);
-          bytes += page.bytes;
-          for (const oldest of recent) {
-            if (bytes <= limits.bytes && recent.size <= limits.pages) break;
-            remove(oldest);
-          }
-        },
-        () => remove(page),
-      );
-      return page.pending;
-    },
-
-    drop(streamKey) {
-      for (const page of [...(byStream.get(streamKey) ?? [])]) remove(page);
-    },
-
-    stats: () => ({ pages: recent.size, bytes }),
-
-    clear() {
-      recent.clear();
-      byStream.clear();
-      bytes = 0;
-    },
-  };
+  }
 }
