@@ -27,6 +27,7 @@ import { measureFloor } from './workloads/floor.ts';
 import { measureIdle } from './workloads/idle.ts';
 import { measureModelsUnderLoad } from './workloads/models-under-load.ts';
 import { measureStalledFanout } from './workloads/stalled-fanout.ts';
+import { measureRedisCommands } from './workloads/redis-commands.ts';
 import { measureStoreSearch } from './workloads/store-search.ts';
 import { measureThroughput, type ThroughputLevel } from './workloads/throughput.ts';
 
@@ -178,6 +179,8 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
       results.models_under_load = await measureModelsUnderLoad(warren.baseUrl, pdf, options.largePdfUploads, options.quick ? 2000 : 5000);
       say(`warren: /api/models p99 idle ${results.models_under_load.idle_ms.p99} ms, under load ${results.models_under_load.under_load_ms.p99} ms`);
     }
+    // Last: MONITOR slows Redis for everything measured while it runs.
+    if (options.workloads.has('redis-commands')) await redisCommands(ctx, warren);
   } finally {
     await warren.stop();
   }
@@ -192,6 +195,22 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
     } finally {
       await scaled.stop();
     }
+  }
+}
+
+/** Redis commands per run of each graph, counted with MONITOR (one redis-server only). */
+async function redisCommands(ctx: Context, warren: WarrenServer): Promise<void> {
+  if (warren.onCluster) {
+    ctx.results.notes.push('Redis commands per run are counted on one redis-server, not on a Redis Cluster.');
+    return;
+  }
+  const { runs, concurrency } = ctx.options.redisCommands;
+  ctx.results.redis_commands = [];
+  for (const graph of ['chat', 'lead_agent']) {
+    say(`warren: Redis commands per run of ${graph} (${runs} runs at ${concurrency} at once, MONITOR)`);
+    const point = await measureRedisCommands(warren, warren.redisUrl, ctx.warrenRoot, graph, ctx.options.redisCommands, ctx.options.levelDeadlineMs);
+    say(`warren: ${graph}: ${point.commands_per_run} commands per run (${Object.entries(point.by_process).map(([p, n]) => `${p} ${n}`).join(', ')})`);
+    ctx.results.redis_commands.push(point);
   }
 }
 

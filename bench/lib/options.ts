@@ -2,11 +2,12 @@
 // about 15 minutes on a 2-core machine, --quick under about 3.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { RedisCommandsParams } from '../workloads/redis-commands.ts';
 import type { StalledFanoutParams } from '../workloads/stalled-fanout.ts';
 import type { StoreSearchParams } from '../workloads/store-search.ts';
 import type { ThroughputLevel } from '../workloads/throughput.ts';
 
-export const WORKLOADS = ['floor', 'throughput', 'lead-agent', 'fanout', 'idle', 'stalled-fanout', 'conversion', 'models-under-load', 'store-search'] as const;
+export const WORKLOADS = ['floor', 'throughput', 'lead-agent', 'fanout', 'idle', 'stalled-fanout', 'conversion', 'models-under-load', 'store-search', 'redis-commands'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface BenchOptions {
@@ -41,6 +42,8 @@ export interface BenchOptions {
   largePdfMiB: number;
   /** Items, dimensions and cache size of each semantic-search measurement. */
   storeSearch: StoreSearchParams[];
+  /** Runs counted with MONITOR for the Redis-commands-per-run table, per graph. */
+  redisCommands: RedisCommandsParams;
   largePdfUploads: number;
   levelDeadlineMs: number;
   /** How long to wait for other programs to leave the machine before each measured step. */
@@ -80,6 +83,7 @@ const QUICK = {
   conversionRepeats: 1,
   largePdfMiB: 4,
   storeSearch: [{ items: 10_000, dims: 256, cacheMb: 256 }],
+  redisCommands: { runs: 50, concurrency: 10 },
 };
 
 const FULL = {
@@ -111,6 +115,7 @@ const FULL = {
     { items: 100_000, dims: 1536, cacheMb: 256 },
     { items: 100_000, dims: 1536, cacheMb: 1024 },
   ],
+  redisCommands: { runs: 200, concurrency: 50 },
 };
 
 const STALLED_RUN_TOKENS = 1900;
@@ -170,6 +175,7 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     conversionRepeats: profile.conversionRepeats,
     largePdfMiB: profile.largePdfMiB,
     storeSearch: profile.storeSearch,
+    redisCommands: profile.redisCommands,
     largePdfUploads: 4,
     levelDeadlineMs: 240_000,
     quietWaitMs: values['no-wait-quiet'] ? 0 : values.quick ? 30_000 : 120_000,

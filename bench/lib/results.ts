@@ -4,6 +4,7 @@ import type { FormatPoint } from '../workloads/conversion.ts';
 import type { FloorPoint } from '../workloads/floor.ts';
 import type { IdlePoint } from '../workloads/idle.ts';
 import type { ModelsUnderLoad } from '../workloads/models-under-load.ts';
+import type { RedisCommandsPoint } from '../workloads/redis-commands.ts';
 import type { StalledFanoutPoint } from '../workloads/stalled-fanout.ts';
 import type { StoreSearchPoint } from '../workloads/store-search.ts';
 import type { ThroughputPoint } from '../workloads/throughput.ts';
@@ -45,6 +46,8 @@ export interface BenchResults {
   models_under_load: ModelsUnderLoad | null;
   /** Semantic search over the store, ranked in process (no server; Warren only). */
   store_search?: StoreSearchPoint[];
+  /** Redis commands per run, by command and process (Warren only, counted with MONITOR). */
+  redis_commands?: RedisCommandsPoint[];
   /** Workloads or parts that could not be measured, and why. */
   notes: string[];
 }

@@ -11,6 +11,7 @@ import {
   leadAgentTable,
   memoryAfterLeaveTable,
   modelsUnderLoadTable,
+  redisCommandsTable,
   stalledFanoutTable,
   throughputTable,
 } from './tables.ts';
@@ -70,6 +71,10 @@ export function resultsBlock(results: BenchResults, jsonName: string, svgName: s
     conversionTable(results),
     '',
     modelsUnderLoadTable(results),
+    '',
+    '### Redis commands per run (Warren only, counted with MONITOR)',
+    '',
+    redisCommandsTable(results),
     ...(results.notes.length ? ['', '**Not measured / caveats in this run:**', '', ...results.notes.map((n) => `- ${n}`)] : []),
     END,
   ].join('\n');

@@ -280,3 +280,18 @@ export function modelsUnderLoadTable(results: BenchResults): string {
     `Uploads took ${pair(m.upload_ms)} ms (p50 / p99); ${m.converted} of ${m.uploads} came back converted.`,
   ].join('\n');
 }
+
+/** Redis commands per run, by process and command (the 15 largest rows of each graph). */
+export function redisCommandsTable(results: BenchResults): string {
+  const points = results.redis_commands ?? [];
+  if (points.length === 0) return '_Redis commands per run were not counted in this run._';
+  const parts: string[] = [];
+  for (const p of points) {
+    const processes = Object.entries(p.by_process).map(([name, n]) => `${name} ${fmt(n)}`).join(', ');
+    parts.push(`**${p.graph}** (${p.completed} runs, ${p.concurrency} at once): ${fmt(p.commands_per_run)} commands per run (${processes}).`, '');
+    const lines = [header(['process', 'command', 'per run'])];
+    for (const r of p.rows.slice(0, 15)) lines.push(row([r.process, `\`${r.command}\``, fmt(r.per_run, 2)]));
+    parts.push(lines.join('\n'), '');
+  }
+  return parts.join('\n').trimEnd();
+}

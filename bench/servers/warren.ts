@@ -32,6 +32,9 @@ export interface WarrenOptions {
 export interface WarrenServer extends BenchServer {
   /** Base URL of the gateway (`/api/...`) and `/ok`. */
   readonly baseUrl: string;
+  /** Its Redis (the first node of a cluster). */
+  readonly redisUrl: string;
+  readonly onCluster: boolean;
 }
 
 function configYaml(options: WarrenOptions): string {
@@ -98,6 +101,8 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
     name: 'warren',
     apiUrl: `${baseUrl}/api/langgraph`,
     baseUrl,
+    redisUrl: redis.url.split(',')[0] as string,
+    onCluster: options.redisCluster === true,
     apiPid: api.child.pid as number,
     processes: {
       api: api.child.pid as number,
