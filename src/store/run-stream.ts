@@ -22,6 +22,7 @@ export interface RunStreamWriter {
   /**
    * Appends one event; `dataJson` is one line of JSON. Returns the entry id. Rejects with a
    * WARREN_FENCED refusal (isFenceRefusal) once the writer's attempt no longer holds the run.
+   * Events appended without waiting are stored in the order appended.
    */
   append(event: string, dataJson: string): Promise<string>;
 }
@@ -94,18 +95,73 @@ export interface RunStreams {
 export const appendedChannel = (redis: RedisClient, threadId: string, runId: string): string =>
   isCluster(redis) ? keys.runStreamChannel(threadId, runId) : '';
 
+/** The most events, and about the most bytes of data, one append script writes: it holds Redis while it runs. */
+const BATCH_EVENTS = 128;
+const BATCH_BYTES = 256 * 1024;
+
+interface PendingAppend {
+  event: string;
+  data: string;
+  resolve(id: string): void;
+  reject(err: unknown): void;
+}
+
+/**
+ * A writer that sends a run's events in batches, one script call each: the events produced while
+ * the previous batch was in flight go together in the next (one round trip and one fence check
+ * for all of them), in order. When nothing is in flight, the next batch leaves once the current
+ * turn of the event loop is done, so a token is never held behind another.
+ */
+function batchedWriter(send: (pairs: string[]) => Promise<string[]>): RunStreamWriter {
+  let queue: PendingAppend[] = [];
+  let sending = false;
+  const flush = (): void => {
+    if (queue.length === 0) {
+      sending = false;
+      return;
+    }
+    let count = 0;
+    let bytes = 0;
+    while (count < queue.length && count < BATCH_EVENTS && (count === 0 || bytes + (queue[count] as PendingAppend).data.length <= BATCH_BYTES)) {
+      bytes += (queue[count] as PendingAppend).data.length;
+      count += 1;
+    }
+    const batch = count === queue.length ? queue : queue.slice(0, count);
+    queue = count === queue.length ? [] : queue.slice(count);
+    const pairs: string[] = [];
+    for (const pending of batch) pairs.push(pending.event, pending.data);
+    send(pairs).then(
+      (ids) => {
+        batch.forEach((pending, i) => pending.resolve(ids[i] as string));
+        flush();
+      },
+      (err: unknown) => {
+        // Every event of a refused batch fails with it (a fenced writer's later batches are refused too).
+        for (const pending of batch) pending.reject(err);
+        flush();
+      },
+    );
+  };
+  return {
+    append: (event, data) =>
+      new Promise<string>((resolve, reject) => {
+        queue.push({ event, data, resolve, reject });
+        if (sending) return;
+        sending = true;
+        setImmediate(flush);
+      }),
+  };
+}
+
 const normaliseCursor = (id: string) => (id === '-1' || id === '' ? '0' : id);
 
 export function createRunStreams(redis: RedisClient, scripts: Record<string, ScriptCaller> = loadScripts(redis)): RunStreams {
-  const appendScript = requireScript(scripts, 'appendRunEvent');
+  const appendScript = requireScript(scripts, 'appendRunEvents');
   return {
     writer({ threadId, runId, attempt }) {
       const fenceKeys = [keys.run(threadId, runId), keys.runStream(threadId, runId)];
-      const token = String(attempt);
-      const channel = appendedChannel(redis, threadId, runId);
-      return {
-        append: async (event, dataJson) => (await appendScript(fenceKeys, [token, event, dataJson, channel])) as string,
-      };
+      const head = [String(attempt), appendedChannel(redis, threadId, runId)];
+      return batchedWriter(async (pairs) => (await appendScript(fenceKeys, [...head, ...pairs])) as string[]);
     },
 
     async readAfter(threadId, runId, afterId, count = 10_000) {

@@ -10,6 +10,8 @@ import { isFenceRefusal, isLineageRefusal } from '../../src/store/script-errors.
 import { keys } from '../../src/store/keys.js';
 import { nowIso, type RunFence } from '../../src/store/records.js';
 import { createStores, type Stores } from '../../src/stores.js';
+import { createRunStreams } from '../../src/store/run-stream.js';
+import { loadScripts, type ScriptCaller } from '../../src/store/scripts.js';
 import { FencedCheckpointSaver } from '../../workers/run-executor/fenced-saver.js';
 
 let redis: RedisClient;
@@ -58,6 +60,34 @@ describe('fenced run writes', () => {
     await stores.streams.writer(second).append('custom', '{"from":2}');
     const entries = await stores.streams.readAfter(first.threadId, first.runId, '0');
     expect(entries.map((e) => e.data)).toEqual(['{"from":2}']);
+  });
+
+  it('stores appends made without waiting in order, several to a script call, and refuses a stale attempt\'s whole batch', async () => {
+    const [first, second] = (await claimedRun(2)) as [RunFence, RunFence];
+    const scripts = loadScripts(redis);
+    const append = scripts.appendRunEvents as ScriptCaller;
+    let calls = 0;
+    const streams = createRunStreams(redis, {
+      ...scripts,
+      appendRunEvents: (keys, args) => {
+        calls += 1;
+        return append(keys, args);
+      },
+    });
+    const events = Array.from({ length: 500 }, (_, i) => JSON.stringify({ i }));
+    const writer = streams.writer(second);
+    const ids = await Promise.all(events.map((data) => writer.append('custom', data)));
+    const stored = await streams.readAfter(second.threadId, second.runId, '0');
+    expect(stored.map((e) => e.data)).toEqual(events);
+    expect(stored.map((e) => e.id)).toEqual(ids);
+    // Batched, but capped: one script holds Redis for a bounded time.
+    expect(calls).toBeGreaterThan(1);
+    expect(calls).toBeLessThan(events.length / 10);
+
+    const stale = streams.writer(first);
+    const refusedAll = await Promise.allSettled(events.slice(0, 20).map((data) => stale.append('custom', data)));
+    expect(refusedAll.every((r) => r.status === 'rejected' && isFenceRefusal(r.reason))).toBe(true);
+    expect(await streams.readAfter(second.threadId, second.runId, '0')).toHaveLength(events.length);
   });
 
   it('refuses a stale attempt\'s checkpoints and writes, and a checkpoint off the thread\'s head', async () => {

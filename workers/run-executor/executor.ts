@@ -2,7 +2,7 @@
 // hand the thread to its next queued run. Crash-safe: every step can be repeated by the next
 // worker that takes the job, and settling twice is harmless. Each claim takes a new attempt,
 // and every write of the run carries it: once another worker has claimed the run, Redis
-// refuses this one's writes and it stops (see src/store/scripts/append-run-event-2.lua).
+// refuses this one's writes and it stops (see src/store/scripts/append-run-events-2.lua).
 import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { RunError } from '../../src/errors.js';

@@ -1,6 +1,6 @@
 --[[
   A worker claims a run it took from the queue. Every claim of a live run takes a new attempt,
-  which fences off whichever worker held the run before (see append-run-event).
+  which fences off whichever worker held the run before (see append-run-events).
   KEYS[1] run hash
   KEYS[2] thread hash
   ARGV[1] now (ISO 8601)
