@@ -95,13 +95,14 @@ async function preparedThread(
 ): Promise<string> {
   const { threads } = deps.stores;
   const tid = threadId ?? options.statelessThreadId ?? randomUUID();
+  const noted = { graph_id: graphId, assistant_id: assistantId };
+  let thread = threadId === null ? null : await threads.get(tid);
   if (threadId === null) {
-    await threads.create({ threadId: tid, metadata: { graph_id: graphId, assistant_id: assistantId }, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise', owner });
-  } else if (!(await threads.get(tid))) {
+    thread = await threads.create({ threadId: tid, metadata: noted, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise', owner });
+  } else if (!thread) {
     if (body.if_not_exists !== 'create') throw new ThreadNotFoundError(`Thread ${tid} not found`);
-    await threads.create({ threadId: tid, metadata: {}, ifExists: 'do_nothing', owner });
+    thread = await threads.create({ threadId: tid, metadata: noted, ifExists: 'do_nothing', owner });
   }
-  const thread = await threads.require(tid);
   if (thread.metadata.graph_id !== graphId || thread.metadata.assistant_id !== assistantId) {
     await threads.patchMetadata(tid, { graph_id: graphId, assistant_id: assistantId });
   }

@@ -249,13 +249,14 @@ class RedisRunStore implements RunStore {
   async finish({ fence, status, threadStatus, values, interrupts, error, retentionSeconds }: FinishRun): Promise<string | null> {
     const { threadId, runId } = fence;
     const k = threadKeys(threadId, runId);
+    const now = nowIso();
     const next = await this.finishScript(
       [k.run, k.thread, k.active, k.queue, k.runs, keys.runStream(threadId, runId)],
       [
         runId,
         status,
         threadStatus,
-        nowIso(),
+        now,
         values === undefined ? '' : JSON.stringify(values),
         interrupts === undefined ? '' : JSON.stringify(interrupts),
         String(fence.attempt),
@@ -265,8 +266,8 @@ class RedisRunStore implements RunStore {
       ],
     );
     if (status === 'deleted') await this.redis.hdel(keys.runThreads(), runId);
-    const updated = await this.redis.hget(k.thread, 'updated_at');
-    if (updated) await this.redis.zadd(keys.threadIndex(), Date.parse(updated), threadId);
+    // The script set the thread's updated_at to `now`; XX: a thread deleted meanwhile is not put back in the index.
+    await this.redis.zadd(keys.threadIndex(), 'XX', Date.parse(now), threadId);
     return typeof next === 'string' ? next : null;
   }
 

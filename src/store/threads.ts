@@ -96,10 +96,13 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
 
     async create({ threadId, metadata, ifExists, owner }) {
       const now = nowIso();
-      const result = Number(await createScript([keys.thread(threadId), keys.threadOwner(threadId)], [threadId, now, JSON.stringify(metadata), ifExists, owner]));
+      const metadataJson = JSON.stringify(metadata);
+      const result = Number(await createScript([keys.thread(threadId), keys.threadOwner(threadId)], [threadId, now, metadataJson, ifExists, owner]));
       if (result === -1) throw new ThreadExistsError(`Thread ${threadId} already exists`);
-      if (result === 1) await index(threadId, Date.parse(now), owner);
-      return require(threadId);
+      if (result === 0) return require(threadId);
+      await index(threadId, Date.parse(now), owner);
+      // What create-thread wrote, without reading it back.
+      return { thread_id: threadId, created_at: now, updated_at: now, metadata: JSON.parse(metadataJson) as Thread['metadata'], status: 'idle', values: null, interrupts: {} };
     },
 
     async ownership(threadId) {
@@ -123,9 +126,11 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
     async patchMetadata(threadId, metadata) {
       const thread = await require(threadId);
       const merged = { ...thread.metadata, ...metadata };
-      await redis.hset(keys.thread(threadId), 'metadata', JSON.stringify(merged), 'updated_at', nowIso());
-      await touch(threadId);
-      return require(threadId);
+      const now = nowIso();
+      await redis.hset(keys.thread(threadId), 'metadata', JSON.stringify(merged), 'updated_at', now);
+      await index(threadId, Date.parse(now), await ownerOf(threadId));
+      // What was written over what was read, without reading it back.
+      return { ...thread, metadata: merged, updated_at: now };
     },
 
     async setValues(threadId, values, interrupts) {
