@@ -102,7 +102,7 @@ function check(model: { prototype: Model<unknown> }, data: object, at: string, s
 }
 
 /** What a strict API server would refuse in this object: [] when it is valid. */
-export function validateObject(object: { apiVersion: string; kind: string; metadata?: unknown }): string[] {
+export function validateObject(object: { apiVersion: string; kind: string; metadata?: unknown; [field: string]: unknown }): string[] {
   const model = byType.get(`${object.apiVersion} ${object.kind}`);
   if (!model) return [`no schema for ${object.apiVersion} ${object.kind}`];
   if (!CUSTOM.has(model)) return check(model, object, '');
