@@ -130,6 +130,8 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
   private readonly putCheckpointScript: ScriptCaller;
   private readonly putWritesScript: ScriptCaller;
   private readonly dropCheckpointsScript: ScriptCaller;
+  /** Threads a run's saver has put in the global checkpoint index (a subgraph's puts share it). */
+  private readonly indexed = new Set<string>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -244,7 +246,12 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
     if (parentId) record.parent = parentId;
 
     // The global index first: a thread listed without checkpoints is harmless, the reverse is not.
-    await this.redis.sadd(keys.checkpointThreads(), threadId);
+    // A run's saver adds its thread once: deleting the thread deletes the run, whose fence then
+    // refuses every later put, so the thread cannot leave the index while this saver writes.
+    if (!this.writeFence || !this.indexed.has(threadId)) {
+      await this.redis.sadd(keys.checkpointThreads(), threadId);
+      if (this.writeFence) this.indexed.add(threadId);
+    }
     const cpKey = keys.checkpoint(threadId, ns, checkpoint.id);
     if (this.writeFence) {
       const { fence, forkFrom } = this.writeFence;

@@ -238,7 +238,8 @@ class RedisRunStore implements RunStore {
   }
 
   async recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null> {
-    await this.redis.hsetnx(keys.run(threadId, runId), 'checkpoint_before', checkpointId ?? '');
+    // Set here, it is ours; otherwise an earlier attempt's stands, and is read.
+    if ((await this.redis.hsetnx(keys.run(threadId, runId), 'checkpoint_before', checkpointId ?? '')) === 1) return checkpointId;
     return (await this.redis.hget(keys.run(threadId, runId), 'checkpoint_before')) || null;
   }
 
