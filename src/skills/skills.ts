@@ -5,3 +5,5 @@
 // This module is the feature's door: code outside src/skills/ imports only from here (the API's
 // composition roots also reach its routes and service).
 export { scanSkills } from './catalog.js';
+export { createSkillHistoryStore } from './skill-history-store.js';
+export type { SkillHistoryStore } from './skill-history-store.js';
