@@ -126,7 +126,9 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
       await rm(work, { recursive: true, force: true });
     }
     const { manifest } = installed;
-    await deps.onInstalled?.(manifest.name, installed.text);
+    // The skill is in place: a history that could not be opened is logged, not answered as a
+    // failure, which a retry would only meet as 409. Its first edit starts the history then.
+    await deps.onInstalled?.(manifest.name, installed.text).catch((err: unknown) => log.warn({ err, skill: manifest.name }, 'custom skill history not opened'));
     await deps.announceExtensionsChanged();
     const skill = { name: manifest.name, display_name: manifest.displayName, path: `custom/${manifest.name}` };
     return { success: true, message: `Skill '${manifest.name}' installed.`, skill_name: manifest.name, skill };
