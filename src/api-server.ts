@@ -27,6 +27,9 @@ import { createInputPolishService } from './input-polish/input-polish.service.js
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createThreadMessagesService } from './gateway/thread-messages.service.js';
+import { createCustomSkillsService } from './skills/custom-skills.service.js';
+import { createDeerFlowThreadsService } from './gateway/deerflow-threads.service.js';
+import { createSkillHistoryStore } from './skills/skills.js';
 import { createUploadsService } from './uploads/uploads.service.js';
 import { createChannelsService } from './channels/channels.service.js';
 import { createSlackEventsService } from './channels/slack-events.service.js';
@@ -155,10 +158,15 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe({ format }, seconds),
   };
   const state = createStateService({ stores, graphs });
-  const gatewayServices: Omit<GatewayServices, 'scheduledTasks'> = {
+  const customSkills = createCustomSkillsService(
+    { ...gatewayDeps, history: createSkillHistoryStore(redis.command, (key) => log.warn({ key }, 'damaged custom skill history entry skipped')), lock: locks.customSkills },
+    log,
+  );
+  const gatewayServices: Omit<GatewayServices, 'scheduledTasks' | 'threads'> = {
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
-    skills: createSkillsService(gatewayDeps, log),
+    skills: createSkillsService({ ...gatewayDeps, onInstalled: (name, text) => customSkills.recordInstall(name, text) }, log),
+    customSkills,
     uploads: createUploadsService({ ...gatewayDeps, claimThread: recordAccess.claimThread }, log),
     uploadLimits: gatewayDeps.settings.uploads,
     cleanup: createThreadCleanupService(gatewayDeps.files, (threadId) => stores.threads.releaseOwner(threadId)),
@@ -214,7 +222,12 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     redisReady: () => redis.ready(),
     redisNotReadyReason: () => redis.notReadyReason(),
     draining: () => closing !== undefined,
-    gateway: (scope) => gatewayRoutes(scope, { ...gatewayServices, scheduledTasks }),
+    gateway: (scope) =>
+      gatewayRoutes(scope, {
+        ...gatewayServices,
+        scheduledTasks,
+        threads: createDeerFlowThreadsService({ threads, state, requireThread: (identity, threadId) => recordAccess.requireThread(identity, threadId) }),
+      }),
     runtime: {
       assistants,
       threads,

@@ -1,6 +1,7 @@
 // GET /api/features: which of DeerFlow's optional features Warren serves. These are facts about
 // Warren, not settings: custom agents (/api/agents) are always there; there is no browser panel
-// and no MCP background-task runtime (GET .../mcp-tasks answers an empty list).
+// (browser.routes.ts answers as DeerFlow does with it off), no MCP background-task runtime (GET
+// .../mcp-tasks answers an empty list) and no GitHub webhook intake (a flag DeerFlow's UI ignores).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { FeaturesSchema, type Features } from './features.schemas.js';
@@ -11,6 +12,7 @@ const FEATURES: Features = Object.freeze({
   agents_api: { enabled: true },
   browser_control: { enabled: false },
   mcp_tasks: { enabled: false },
+  github_webhooks: { enabled: false },
 });
 
 export async function featureRoutes(app: FastifyInstance): Promise<void> {

@@ -7,5 +7,7 @@ export const FeaturesSchema = Type.Object({
   agents_api: FlagSchema,
   browser_control: FlagSchema,
   mcp_tasks: FlagSchema,
+  /** Warren's own addition: POST /api/webhooks/github is not served. */
+  github_webhooks: FlagSchema,
 });
 export type Features = Static<typeof FeaturesSchema>;

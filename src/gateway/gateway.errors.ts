@@ -18,3 +18,7 @@ export const McpServerNotFoundError = defineError('WARREN_MCP_SERVER_NOT_FOUND',
 export const McpConfigKeyError = defineError('WARREN_MCP_CONFIG_KEY', 422);
 /** No MCP background task of that id in the thread (Warren runs none). */
 export const McpTaskNotFoundError = defineError('WARREN_MCP_TASK_NOT_FOUND', 404);
+/** A browser control route: Warren runs no live browser, so it answers as DeerFlow does with the browser tools off. */
+export const BrowserDisabledError = defineError('WARREN_BROWSER_DISABLED', 404);
+/** POST /api/webhooks/github: Warren takes no GitHub deliveries, and DeerFlow mounts no route without a secret. */
+export const GithubWebhooksDisabledError = defineError('WARREN_GITHUB_WEBHOOKS_DISABLED', 404);

@@ -24,13 +24,18 @@ import { suggestionRoutes } from '../suggestions/suggestions.routes.js';
 import { inputPolishRoutes } from '../input-polish/input-polish.routes.js';
 import type { InputPolishService } from '../input-polish/input-polish.service.js';
 import { featureRoutes } from './features.routes.js';
+import { disabledFeatureRoutes } from './browser.routes.js';
 import { mcpTaskRoutes } from './mcp-tasks.routes.js';
 import type { ThreadCleanupService } from './threads.service.js';
 import type { UploadsService } from '../uploads/uploads.service.js';
 import { mcpRoutes } from './mcp.routes.js';
 import { modelRoutes } from './models.routes.js';
 import { skillRoutes } from '../skills/skills.routes.js';
+import { customSkillRoutes } from '../skills/custom-skills.routes.js';
+import type { CustomSkillsService } from '../skills/custom-skills.service.js';
 import { threadCleanupRoutes } from './threads.routes.js';
+import { deerflowThreadRoutes } from './deerflow-threads.routes.js';
+import type { DeerFlowThreadsService } from './deerflow-threads.service.js';
 import { threadMessagesRoutes } from './thread-messages.routes.js';
 import type { ThreadMessagesService } from './thread-messages.service.js';
 import type { TokenUsageService } from './token-usage.service.js';
@@ -43,9 +48,13 @@ export interface GatewayServices {
   models: ModelsService;
   mcp: McpService;
   skills: SkillsService;
+  /** DeerFlow's custom skill editor, with history and rollback. */
+  customSkills: CustomSkillsService;
   uploads: UploadsService;
   uploadLimits: UploadLimits;
   cleanup: ThreadCleanupService;
+  /** DeerFlow's /api/threads routes over Warren's threads. */
+  threads: DeerFlowThreadsService;
   tokenUsage: TokenUsageService;
   /** DeerFlow's message feeds, read from the threads' checkpoints. */
   history: ThreadMessagesService;
@@ -73,14 +82,17 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(modelRoutes, { models: deps.models });
   await app.register(mcpRoutes, { mcp: deps.mcp });
   await app.register(skillRoutes, { skills: deps.skills });
+  await app.register(customSkillRoutes, { customSkills: deps.customSkills });
   await app.register(uploadRoutes, { uploads: deps.uploads, limits: deps.uploadLimits });
   await app.register(threadCleanupRoutes, { cleanup: deps.cleanup, tokenUsage: deps.tokenUsage });
+  await app.register(deerflowThreadRoutes, { threads: deps.threads });
   await app.register(threadMessagesRoutes, { history: deps.history });
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
   await app.register(agentRoutes, { agents: deps.agents });
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });
   await app.register(inputPolishRoutes, { inputPolish: deps.inputPolish });
   await app.register(featureRoutes);
+  await app.register(disabledFeatureRoutes);
   await app.register(mcpTaskRoutes);
   await app.register(memoryRoutes, { memory: deps.memory });
   await app.register(channelRoutes, { channels: deps.channels });

@@ -13,3 +13,9 @@ export const SkillArchiveMissingError = defineError('WARREN_SKILL_ARCHIVE_MISSIN
 export const SkillManifestInvalidError = defineError('WARREN_SKILL_MANIFEST_INVALID', 400);
 /** An install request is neither multipart nor JSON. */
 export const SkillInstallTypeUnsupportedError = defineError('WARREN_SKILL_INSTALL_TYPE_UNSUPPORTED', 415);
+/** A skill name in the path is not hyphen-case of at most 64 characters. */
+export const SkillNameInvalidError = defineError('WARREN_SKILL_NAME_INVALID', 400);
+/** The skill is a built-in (public) one: only custom skills are edited, deleted or rolled back. */
+export const SkillNotEditableError = defineError('WARREN_SKILL_NOT_EDITABLE', 400);
+/** A rollback asked for a history the skill does not have: none at all, an index out of range, or an entry with no earlier content. */
+export const SkillRollbackInvalidError = defineError('WARREN_SKILL_ROLLBACK_INVALID', 400);

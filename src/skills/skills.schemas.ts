@@ -1,6 +1,7 @@
 // /api/skills: the shipped (public) and installed (custom) skills.
 import { Type, type Static } from 'typebox';
 import { SuccessSchema } from '../gateway/common.schemas.js';
+import { SkillRevisionSchema } from './skill-history-store.js';
 
 export const SkillSummarySchema = Type.Object({
   name: Type.String(),
@@ -12,6 +13,8 @@ export const SkillSummarySchema = Type.Object({
   category: Type.Union([Type.Literal('public'), Type.Literal('custom')]),
   /** `public/<folder>` or `custom/<folder>`. */
   path: Type.String(),
+  /** DeerFlow's flag: true only for custom skills, which /api/skills/custom edits, deletes and rolls back. */
+  editable: Type.Boolean(),
 });
 export type SkillSummary = Static<typeof SkillSummarySchema>;
 
@@ -49,3 +52,32 @@ export const SkillInstallResultSchema = Type.Object({
   skill: Type.Object({ name: Type.String(), display_name: Type.String(), path: Type.String() }),
 });
 export type SkillInstallResult = Static<typeof SkillInstallResultSchema>;
+
+// ── /api/skills/custom: DeerFlow's custom skill editing, with history and rollback ─────────
+
+/** A custom skill with its whole SKILL.md (front matter included), as DeerFlow's editor shows it. */
+export const CustomSkillContentSchema = Type.Object({
+  ...SkillSummarySchema.properties,
+  content: Type.String(),
+});
+export type CustomSkillContent = Static<typeof CustomSkillContentSchema>;
+
+export const CustomSkillUpdateSchema = Type.Object(
+  { content: Type.String({ maxLength: 1024 * 1024, description: 'The new SKILL.md, front matter included; its `name` must be the skill\'s.' }) },
+  { additionalProperties: false },
+);
+export type CustomSkillUpdate = Static<typeof CustomSkillUpdateSchema>;
+
+export const CustomSkillHistorySchema = Type.Object({ history: Type.Array(SkillRevisionSchema) });
+export type CustomSkillHistory = Static<typeof CustomSkillHistorySchema>;
+
+export const SkillRollbackSchema = Type.Object(
+  {
+    /** Which history entry to undo, Python-style (negative counts from the end): its previous content becomes a new revision. */
+    history_index: Type.Optional(Type.Integer({ default: -1, minimum: -1_000_000, maximum: 1_000_000 })),
+  },
+  { additionalProperties: false },
+);
+export type SkillRollback = Static<typeof SkillRollbackSchema>;
+
+export const SkillDeleteResultSchema = Type.Object({ success: Type.Boolean() });

@@ -20,21 +20,20 @@ import type { SkillDetail, SkillInstallFromThread, SkillInstallResult, SkillList
 
 export const MAX_SKILL_ARCHIVE_BYTES = 50 * 1024 * 1024;
 /** The skills folder as a full disk's message names it: its real path is the host's business. */
-const SKILLS_FOLDER = 'the skills folder';
+export const SKILLS_FOLDER = 'the skills folder';
 
-type SkillsDeps = Pick<GatewayDeps, 'skillsDir' | 'extensions' | 'announceExtensionsChanged' | 'files'>;
+type SkillsDeps = Pick<GatewayDeps, 'skillsDir' | 'extensions' | 'announceExtensionsChanged' | 'files'> & {
+  /** Told of each installed skill's SKILL.md, to open its history. */
+  onInstalled?: (name: string, manifestText: string) => Promise<void>;
+};
 const TOO_LARGE = `Invalid skill archive: it is larger than ${MAX_SKILL_ARCHIVE_BYTES / (1024 * 1024)} MiB.`;
 
 /** Puts the archive at `target`: streamed from a request, or copied from a thread's files. */
 type ArchiveSource = (target: string) => Promise<void>;
 
-function scan(skillsDir: string, log: FastifyBaseLogger): Promise<SkillRecord[]> {
-  return scanSkills(skillsDir, (skill, err) => log.warn({ err, skill }, 'skill skipped: unreadable SKILL.md'));
-}
-
-export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
-  const enabledStates = async () => (await deps.extensions.read()).skills;
-  const summary = (skill: SkillRecord, states: Record<string, { enabled: boolean }>): SkillSummary => ({
+/** A skill as the list answers it; its enabled state comes from extensions_config.json. */
+export function skillSummary(skill: SkillRecord, states: Record<string, { enabled: boolean }>): SkillSummary {
+  return {
     name: skill.name,
     display_name: skill.displayName,
     description: skill.description,
@@ -42,7 +41,16 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
     license: skill.license,
     category: skill.category,
     path: skill.path,
-  });
+    editable: skill.category === 'custom',
+  };
+}
+
+export function scan(skillsDir: string, log: FastifyBaseLogger): Promise<SkillRecord[]> {
+  return scanSkills(skillsDir, (skill, err) => log.warn({ err, skill }, 'skill skipped: unreadable SKILL.md'));
+}
+
+export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
+  const enabledStates = async () => (await deps.extensions.read()).skills;
   const find = async (name: string): Promise<SkillRecord> => {
     const skill = (await scan(deps.skillsDir, log)).find((s) => s.name === name);
     if (!skill) throw new SkillNotFoundError(`Skill '${name}' not found.`);
@@ -61,12 +69,12 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
   return {
     async list(): Promise<SkillList> {
       const [skills, states] = await Promise.all([scan(deps.skillsDir, log), enabledStates()]);
-      return { skills: skills.map((s) => summary(s, states)) };
+      return { skills: skills.map((s) => skillSummary(s, states)) };
     },
 
     async get(name: string): Promise<SkillDetail> {
       const skill = await find(name);
-      return { ...summary(skill, await enabledStates()), allowed_tools: skill.allowedTools, content: skill.content };
+      return { ...skillSummary(skill, await enabledStates()), allowed_tools: skill.allowedTools, content: skill.content };
     },
 
     setEnabled,
@@ -74,7 +82,7 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
     /** DeerFlow's `PUT /skills/{name}`: the same change, answered with the skill. */
     async update(name: string, enabled: boolean): Promise<SkillSummary> {
       await setEnabled(name, enabled);
-      return summary(await find(name), await enabledStates());
+      return skillSummary(await find(name), await enabledStates());
     },
 
     /** Installs the `.skill` archive of a multipart part into skills/custom/<name>. */
@@ -105,7 +113,7 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
     const customDir = path.join(deps.skillsDir, 'custom');
     // The work folder sits beside its destination, so the final rename stays on one filesystem.
     const work = tempPathIn(customDir);
-    let installed: SkillManifest;
+    let installed: { manifest: SkillManifest; text: string };
     try {
       await mkdir(customDir, { recursive: true });
       await mkdir(work);
@@ -117,13 +125,17 @@ export function createSkillsService(deps: SkillsDeps, log: FastifyBaseLogger) {
     } finally {
       await rm(work, { recursive: true, force: true });
     }
+    const { manifest } = installed;
+    // The skill is in place: a history that could not be opened is logged, not answered as a
+    // failure, which a retry would only meet as 409. Its first edit starts the history then.
+    await deps.onInstalled?.(manifest.name, installed.text).catch((err: unknown) => log.warn({ err, skill: manifest.name }, 'custom skill history not opened'));
     await deps.announceExtensionsChanged();
-    const skill = { name: installed.name, display_name: installed.displayName, path: `custom/${installed.name}` };
-    return { success: true, message: `Skill '${installed.name}' installed.`, skill_name: installed.name, skill };
+    const skill = { name: manifest.name, display_name: manifest.displayName, path: `custom/${manifest.name}` };
+    return { success: true, message: `Skill '${manifest.name}' installed.`, skill_name: manifest.name, skill };
   }
 }
 
-async function unpack(archivePath: string, work: string, customDir: string, skillsDir: string, log: FastifyBaseLogger): Promise<SkillManifest> {
+async function unpack(archivePath: string, work: string, customDir: string, skillsDir: string, log: FastifyBaseLogger): Promise<{ manifest: SkillManifest; text: string }> {
   const archive = await openSkillArchive(archivePath);
   try {
     const manifest = parseSkillManifest(archive.manifestText);
@@ -147,7 +159,7 @@ async function unpack(archivePath: string, work: string, customDir: string, skil
       }
       throw err;
     }
-    return manifest;
+    return { manifest, text: archive.manifestText };
   } finally {
     archive.close();
   }

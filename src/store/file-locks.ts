@@ -40,6 +40,8 @@ export interface FileLocks {
   extensionsConfig: WriteGuard;
   /** Guards one thread's uploads folder and its conversion index. */
   threadUploads(threadId: string): WriteGuard;
+  /** Guards the custom skills' SKILL.md files and their history (edit, rollback, delete). */
+  customSkills: WriteGuard;
 }
 
 /**
@@ -118,5 +120,6 @@ export function createFileLocks(redis: RedisClient, settings: Partial<FileLockSe
   return {
     extensionsConfig: guard(keys.extensionsConfigLock(), 'extensions_config.json'),
     threadUploads: (threadId) => guard(keys.uploadsLock(threadId), `the uploads of thread ${threadId}`),
+    customSkills: guard(keys.customSkillsLock(), 'the custom skills'),
   };
 }

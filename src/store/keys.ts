@@ -155,6 +155,13 @@ export const keys = {
   /** String: the token of whoever is changing the thread's uploads and their index; expires with the lease. */
   uploadsLock: (threadId: string) => `${tag(threadId)}:uploads-lock`,
 
+  /** String: the token of whoever is changing a custom skill's SKILL.md (edit, rollback, delete); expires with the lease. */
+  customSkillsLock: () => `${KEY_PREFIX}:locks:custom-skills`,
+
+  // ── custom skills' history (skills/skill-history-store.ts) ─────────────────────────────
+  /** List: the skill's revisions (JSON: action, prev_content, new_content, ts), oldest first; kept after a delete, as DeerFlow keeps its .jsonl. */
+  customSkillHistory: (name: string) => `${KEY_PREFIX}:skill:{${name}}:history`,
+
   // ── chat channels (store/channels.ts) ──────────────────────────────────────────────────
   // Each platform's keys carry its name as tag, so its scripts stay on one slot.
   /** String: the fencing token of the process holding the platform's connection; expires with the lease. */

@@ -67,7 +67,7 @@ describe('shipped public skills', () => {
     const { skills } = res.json();
     expect(skills.map((s: { name: string }) => s.name).sort()).toEqual([...shipped].sort());
     for (const skill of skills) {
-      expect(Object.keys(skill).sort()).toEqual(['category', 'description', 'display_name', 'enabled', 'license', 'name', 'path']);
+      expect(Object.keys(skill).sort()).toEqual(['category', 'description', 'display_name', 'editable', 'enabled', 'license', 'name', 'path']);
       expect(skill).toMatchObject({ enabled: true, license: 'MIT', category: 'public', path: `public/${skill.name}` });
     }
     expect(skills.find((s: { name: string }) => s.name === 'data-analysis').display_name).toBe('Data Analysis');

@@ -1,0 +1,223 @@
+// DeerFlow's own /api/threads routes (issue #30), through HTTP on 2 API replicas and 2 workers,
+// with the fields, types and statuses of DeerFlow's pydantic models (ThreadResponse,
+// ThreadCreateRequest, ThreadSearchRequest, ThreadPatchRequest, ThreadStateResponse,
+// HistoryEntry; f1f4af99b), each scoped to the caller: create (idempotent), GET /api/threads and
+// search, get, patch, state, state update and history, over the same threads /api/langgraph
+// serves. Then the features Warren leaves off, answered as DeerFlow's disabled ones are: browser
+// control (navigate and the live stream's WebSocket) and GitHub webhooks.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
+import { testGraphs } from '../support/stack.js';
+
+const KEYS = { alice: 'alice-key-0123456789abcdef', bob: 'bob-key-0123456789abcdef' } as const;
+type Who = keyof typeof KEYS;
+const THREAD_KEYS = ['created_at', 'interrupts', 'metadata', 'status', 'thread_id', 'updated_at', 'values'];
+const STATE_KEYS = ['checkpoint', 'checkpoint_id', 'created_at', 'metadata', 'next', 'parent_checkpoint_id', 'tasks', 'values'];
+const HISTORY_KEYS = ['checkpoint_id', 'created_at', 'metadata', 'next', 'parent_checkpoint_id', 'values'];
+
+let cluster: Cluster;
+let replicas: string[];
+let turn = 0;
+
+beforeAll(async () => {
+  buildDist();
+  cluster = await startCluster({
+    apis: 2,
+    workers: 2,
+    config: { graphs: testGraphs('echo'), auth: { api_keys: [{ key: KEYS.alice, user: 'alice' }, { key: KEYS.bob, user: 'bob' }] } },
+  });
+  replicas = cluster.apis.map((api) => `http://127.0.0.1:${api.port}`);
+}, 240_000);
+afterAll(async () => {
+  await cluster?.stop();
+}, 60_000);
+
+interface Answer {
+  status: number;
+  // The tests read DeerFlow's fields by name.
+  body: any;
+}
+
+/** A request as `who`, on the next replica in turn. */
+async function call(who: Who, method: string, route: string, body?: unknown): Promise<Answer> {
+  const base = replicas[turn++ % replicas.length] as string;
+  const res = await fetch(`${base}/api${route}`, {
+    method,
+    headers: { 'x-api-key': KEYS[who], ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
+}
+
+async function ok(who: Who, method: string, route: string, body?: unknown): Promise<any> {
+  const res = await call(who, method, route, body);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body;
+}
+
+function expectDetail(res: Answer, status: number, detail?: string | RegExp): void {
+  expect(res.status, JSON.stringify(res.body)).toBe(status);
+  expect(typeof res.body.detail).toBe('string');
+  if (typeof detail === 'string') expect(res.body.detail).toBe(detail);
+  else if (detail) expect(res.body.detail).toMatch(detail);
+}
+
+function expectThread(thread: any): void {
+  expect(Object.keys(thread).sort()).toEqual(THREAD_KEYS);
+  expect(typeof thread.thread_id).toBe('string');
+  expect(['idle', 'busy', 'interrupted', 'error']).toContain(thread.status);
+  for (const at of [thread.created_at, thread.updated_at]) expect(Number.isNaN(Date.parse(at))).toBe(false);
+  for (const obj of [thread.metadata, thread.values, thread.interrupts]) expect(obj !== null && typeof obj === 'object' && !Array.isArray(obj)).toBe(true);
+}
+
+async function runEcho(who: Who, threadId: string, text: string): Promise<void> {
+  await ok(who, 'POST', `/langgraph/threads/${threadId}/runs/wait`, { assistant_id: 'echo', input: { messages: [{ type: 'human', content: text }] } });
+}
+
+describe('POST /api/threads', () => {
+  it("creates a thread with DeerFlow's ThreadResponse, the same one /api/langgraph serves", async () => {
+    const created = await ok('alice', 'POST', '/threads', { metadata: { sidecar: true, parent_thread_id: 'p-1' }, assistant_id: 'echo' });
+    expectThread(created);
+    expect(created).toMatchObject({ status: 'idle', metadata: { sidecar: true, parent_thread_id: 'p-1', assistant_id: 'echo' }, interrupts: {} });
+    expect((await ok('alice', 'GET', `/langgraph/threads/${created.thread_id}`)).metadata).toMatchObject({ sidecar: true });
+  });
+
+  it('is idempotent for an id the caller has, and answers 404 for an id another user has', async () => {
+    const id = randomUUID();
+    const first = await ok('alice', 'POST', '/threads', { thread_id: id, metadata: { n: 1 } });
+    const again = await ok('alice', 'POST', '/threads', { thread_id: id, metadata: { n: 2 } });
+    expect(again.thread_id).toBe(id);
+    expect(again.created_at).toBe(first.created_at);
+    expect(again.metadata.n).toBe(1);
+    expectDetail(await call('bob', 'POST', '/threads', { thread_id: id }), 404);
+  });
+
+  it('refuses a field it does not take, a bad id and bad metadata with 422', async () => {
+    expectDetail(await call('alice', 'POST', '/threads', { metadata: {}, if_exists: 'raise' }), 422, /if_exists/);
+    expectDetail(await call('alice', 'POST', '/threads', { thread_id: '../etc' }), 422);
+    expectDetail(await call('alice', 'POST', '/threads', { metadata: [] }), 422);
+  });
+});
+
+describe('GET /api/threads and POST /api/threads/search', () => {
+  it("lists only the caller's threads, latest activity first, values holding the title only", async () => {
+    const mine = await ok('bob', 'POST', '/threads', { metadata: { tag: 'listing' } });
+    await runEcho('bob', mine.thread_id, 'hello');
+    const newer = await ok('bob', 'POST', '/threads', { metadata: { tag: 'listing' } });
+    const listed = await ok('bob', 'GET', '/threads');
+    expect(Array.isArray(listed)).toBe(true);
+    listed.forEach(expectThread);
+    const ids = listed.map((t: any) => t.thread_id);
+    expect(ids.slice(0, 2)).toEqual([newer.thread_id, mine.thread_id]);
+    // The echo graph keeps no title: the row's values are empty, never its messages.
+    expect(listed[1].values).toEqual({});
+    expect((await ok('bob', 'GET', `/threads/${mine.thread_id}`)).values.messages).toHaveLength(2);
+    for (const t of (await ok('alice', 'GET', '/threads?limit=1000')) as any[]) expect(ids).not.toContain(t.thread_id);
+    expect(await ok('bob', 'GET', '/threads?limit=1&offset=1')).toEqual([listed[1]]);
+    expectDetail(await call('bob', 'GET', '/threads?limit=0'), 422);
+    expectDetail(await call('bob', 'GET', '/threads?status=asleep'), 422);
+  });
+
+  it('searches by exact metadata, status, limit and offset', async () => {
+    const tag = `s-${randomUUID().slice(0, 8)}`;
+    const a = await ok('alice', 'POST', '/threads', { metadata: { tag, kind: 'a' } });
+    const b = await ok('alice', 'POST', '/threads', { metadata: { tag, kind: 'b' } });
+    await ok('bob', 'POST', '/threads', { metadata: { tag, kind: 'a' } });
+    const both = await ok('alice', 'POST', '/threads/search', { metadata: { tag } });
+    expect(both.map((t: any) => t.thread_id)).toEqual([b.thread_id, a.thread_id]);
+    both.forEach(expectThread);
+    expect((await ok('alice', 'POST', '/threads/search', { metadata: { tag, kind: 'a' } })).map((t: any) => t.thread_id)).toEqual([a.thread_id]);
+    expect((await ok('alice', 'POST', '/threads/search', { metadata: { tag }, limit: 1, offset: 1 })).map((t: any) => t.thread_id)).toEqual([a.thread_id]);
+    expect(await ok('alice', 'POST', '/threads/search', { metadata: { tag }, status: 'busy' })).toEqual([]);
+    expectDetail(await call('alice', 'POST', '/threads/search', { limit: 1001 }), 422);
+    expectDetail(await call('alice', 'POST', '/threads/search', { sort_by: 'thread_id' }), 422, /sort_by/);
+  });
+});
+
+describe('GET, PATCH /api/threads/{id}, its state and history', () => {
+  it("answers the thread with its values, merges metadata, and hides another user's thread (404)", async () => {
+    const { thread_id: id } = await ok('alice', 'POST', '/threads', { metadata: { a: 1 } });
+    await runEcho('alice', id, 'first');
+    const got = await ok('alice', 'GET', `/threads/${id}`);
+    expectThread(got);
+    expect(got.values.messages.map((m: any) => m.content)).toContain('first');
+    const patched = await ok('alice', 'PATCH', `/threads/${id}`, { metadata: { pinned: true } });
+    expectThread(patched);
+    expect(patched.metadata).toMatchObject({ a: 1, pinned: true });
+    expect(patched.values).toEqual({});
+    expect((await ok('alice', 'GET', `/threads/${id}`)).metadata).toMatchObject({ a: 1, pinned: true });
+    expectDetail(await call('bob', 'GET', `/threads/${id}`), 404);
+    expectDetail(await call('bob', 'PATCH', `/threads/${id}`, { metadata: { x: 1 } }), 404);
+    expectDetail(await call('alice', 'PATCH', `/threads/${id}`, { metadata: { x: 1 }, ttl: 5 }), 422, /ttl/);
+    expectDetail(await call('alice', 'GET', `/threads/${randomUUID()}`), 404);
+  });
+
+  it("answers state and history in DeerFlow's shapes, and takes a state update", async () => {
+    const { thread_id: id } = await ok('alice', 'POST', '/threads', {});
+    await runEcho('alice', id, 'one');
+    await runEcho('alice', id, 'two');
+    const state = await ok('alice', 'GET', `/threads/${id}/state`);
+    expect(Object.keys(state).sort()).toEqual(STATE_KEYS);
+    expect(typeof state.checkpoint_id).toBe('string');
+    expect(state.checkpoint.checkpoint_id).toBe(state.checkpoint_id);
+    expect(typeof state.parent_checkpoint_id).toBe('string');
+    expect(state.values.messages.map((m: any) => m.content)).toEqual(expect.arrayContaining(['one', 'two']));
+    expect(state.next).toEqual([]);
+
+    const added = { type: 'ai', id: 'added-by-update', content: 'Added by a state update' };
+    const updated = await ok('alice', 'POST', `/threads/${id}/state`, { values: { messages: [added] } });
+    expect(Object.keys(updated).sort()).toEqual(STATE_KEYS);
+    expect(updated.values.messages.at(-1)).toMatchObject({ id: 'added-by-update', content: 'Added by a state update' });
+    expect(updated.parent_checkpoint_id).toBe(state.checkpoint_id);
+    expect((await ok('alice', 'GET', `/threads/${id}`)).values.messages.at(-1).id).toBe('added-by-update');
+
+    const history = await ok('alice', 'POST', `/threads/${id}/history`, { limit: 3 });
+    expect(history).toHaveLength(3);
+    for (const entry of history) expect(Object.keys(entry).sort()).toEqual(HISTORY_KEYS);
+    expect(history[0].checkpoint_id).toBe(updated.checkpoint_id);
+    expect(history[1].checkpoint_id).toBe(history[0].parent_checkpoint_id);
+    const older = await ok('alice', 'POST', `/threads/${id}/history`, { limit: 1, before: history[0].checkpoint_id });
+    expect(older.map((e: any) => e.checkpoint_id)).toEqual([history[1].checkpoint_id]);
+    expectDetail(await call('alice', 'POST', `/threads/${id}/history`, { limit: 101 }), 422);
+    expectDetail(await call('bob', 'GET', `/threads/${id}/state`), 404);
+    expectDetail(await call('bob', 'POST', `/threads/${id}/state`, { values: { title: 'x' } }), 404);
+    expectDetail(await call('bob', 'POST', `/threads/${id}/history`, {}), 404);
+  });
+});
+
+describe('features Warren leaves off, answered as DeerFlow answers them disabled', () => {
+  it('says so in /api/features', async () => {
+    expect(await ok('alice', 'GET', '/features')).toEqual({
+      agents_api: { enabled: true },
+      browser_control: { enabled: false },
+      mcp_tasks: { enabled: false },
+      github_webhooks: { enabled: false },
+    });
+  });
+
+  it('browser navigate: 404 "Browser automation is not enabled"; 422 without a url; 404 on another user\'s thread', async () => {
+    const { thread_id: id } = await ok('alice', 'POST', '/threads', {});
+    expectDetail(await call('alice', 'POST', `/threads/${id}/browser/navigate`, { url: 'https://example.com' }), 404, 'Browser automation is not enabled');
+    expectDetail(await call('alice', 'POST', `/threads/${id}/browser/navigate`, {}), 422);
+    expectDetail(await call('bob', 'POST', `/threads/${id}/browser/navigate`, { url: 'https://example.com' }), 404, `Thread ${id} not found`);
+  });
+
+  it('closes the live browser stream with code 4404 and the reason', async () => {
+    const { thread_id: id } = await ok('alice', 'POST', '/threads', {});
+    for (const base of replicas) {
+      const ws = new WebSocket(`${base.replace('http', 'ws')}/api/threads/${id}/browser/stream?frame_format=binary`, { headers: { 'x-api-key': KEYS.alice } });
+      const closed = await new Promise<{ code: number; reason: string }>((resolve, reject) => {
+        ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() }));
+        ws.once('error', reject);
+      });
+      expect(closed).toEqual({ code: 4404, reason: 'Browser automation is not enabled' });
+    }
+  });
+
+  it('answers POST /api/webhooks/github 404 {"detail": "Not Found"}, as DeerFlow with no secret', async () => {
+    expect(await call('alice', 'POST', '/webhooks/github', { zen: 'hi' })).toEqual({ status: 404, body: { detail: 'Not Found' } });
+  });
+});
