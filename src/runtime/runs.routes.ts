@@ -167,14 +167,16 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
       const { thread_id: threadId, run_id: runId } = req.params;
       const before = await runs.get(threadId, runId);
       const wait = isTrue(req.query.wait);
-      // A pending run (waiting out `after_seconds`, or for a worker) is settled by the worker
-      // that takes it at once: the answer waits for that, so that a cancel that answers is seen
-      // (`GET /runs?status=interrupted` right after it finds the run). Bounded: with no worker
-      // free, the cancel answers anyway and the run settles when one takes it.
+      // A pending run that holds its thread (waiting out `after_seconds`, or for a worker) is
+      // settled by the worker that takes it at once: the answer waits for that, so that a cancel
+      // that answers is seen (`GET /runs?status=interrupted` right after it finds the run).
+      // Bounded: with no worker free, the cancel answers anyway and the run settles when one
+      // takes it. A run queued behind another is settled by the cancel itself.
       const waiter = wait || before.status === 'pending' ? follow.settled(threadId, runId) : null;
       try {
-        await runs.cancel(threadId, runId, req.query.action);
-        if (waiter) await (wait ? waiter.done : settledWithin(waiter.done, PENDING_CANCEL_WAIT_MS));
+        const result = await runs.cancel(threadId, runId, req.query.action);
+        if (wait) await waiter?.done;
+        else if (waiter && result === 'signalled') await settledWithin(waiter.done, PENDING_CANCEL_WAIT_MS);
       } finally {
         waiter?.stop();
       }
