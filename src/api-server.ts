@@ -54,6 +54,10 @@ import { createCronsService } from './crons/crons.service.js';
 import { createScheduledTasksService } from './crons/scheduled-tasks.service.js';
 import { createRunsService } from './runtime/runs.service.js';
 import { createStateService } from './runtime/state.service.js';
+import { createTruncateService } from './runtime/truncate.service.js';
+import { assistantGraphConfig } from './admission/run-assistant.js';
+import { readLangGraphConfig } from './config/langgraph-config.js';
+import { pointSdkAt, sdkDefaultUrl } from './config/sdk-default-url.js';
 import { createStoreService } from './runtime/store.service.js';
 import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub, hubListener } from './streams/run-stream-hub.js';
@@ -106,6 +110,8 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
 
 export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream, fileLocks, streamBlockMs }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
+  // Before any graph module loads: one may make its SDK client at import.
+  pointSdkAt(sdkDefaultUrl({ configured: config.api_url, fromEnv: env.apiUrl, port: env.port, host: env.host }));
   const secrets = configSecrets(config, process.env, env.apiKeys ?? []);
   // Before Redis: a custom auth module that fails to load stops the start with nothing to close.
   const auth = await authenticatorFor(config.auth, env.apiKeys ?? [], dir);
@@ -116,6 +122,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
   const stores = createStores(redis.command, await storeSettingsFor(config.store), log);
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, log });
+  const systemDefaults = readLangGraphConfig(process.env, graphs.ids());
   const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id), policy: auth.policy });
   const dispatcher = createRunQueue(redis.queueOptions, env.queueName, log);
   // Suggestions and input polish are worker tasks; the queue and its event reader are opened on the first one.
@@ -157,7 +164,11 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     conversionPool,
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe({ format }, seconds),
   };
-  const state = createStateService({ stores, graphs });
+  const state = createStateService({
+    stores,
+    graphs,
+    assistantConfig: (assistantId) => assistantGraphConfig({ assistants: stores.assistants, graphs, systemDefaults }, assistantId),
+  });
   const customSkills = createCustomSkillsService(
     { ...gatewayDeps, history: createSkillHistoryStore(redis.command, (key) => log.warn({ key }, 'damaged custom skill history entry skipped')), lock: locks.customSkills },
     log,
@@ -188,6 +199,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const admissionDeps: RunAdmissionDeps = {
     stores,
     graphs,
+    systemDefaults,
     dispatcher,
     cancelSignals,
     agents: stores.customAgents,
@@ -204,7 +216,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     trigger: (cronId, triggerId) => triggerCron({ crons: stores.crons, admission: cronAdmission, defaultRecursionLimit: SELF_STARTED_RECURSION_LIMIT }, cronId, triggerId),
   });
   const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId), access: auth.policy });
-  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy });
+  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy, systemDefaults });
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
   const app = await buildApp({
@@ -237,6 +249,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       follow: createRunFollow({ hub, metrics }),
       store: createStoreService(stores.items, auth.policy),
       graphs,
+      ...(config.dev ? { truncate: createTruncateService({ stores, removeThread: (threadId) => threads.remove(threadId) }) } : {}),
       settings: {
         heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,
         keepAliveMs: keepAliveMs ?? 1000,

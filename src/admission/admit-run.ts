@@ -13,12 +13,15 @@ import type { CustomAgentStore } from '../agents/agents.js';
 import type { Stores } from '../stores.js';
 import { signalCancel, type CancelDeps } from './cancel-run.js';
 import { mergeAssistant, resolveRunAssistant } from './run-assistant.js';
-import { checkAgentName, checkWebhook, refuseUnsupported } from './run-checks.js';
+import { checkAgentName, checkCheckpointThread, checkWebhook, refuseUnsupported } from './run-checks.js';
 import type { RunCreate } from './run-create.schema.js';
+import type { SystemAssistantDefaults } from '../config/langgraph-config.js';
 
 export interface RunAdmissionDeps extends CancelDeps {
   stores: Pick<Stores, 'threads' | 'runs' | 'assistants'>;
   graphs: Pick<GraphRegistry, 'has' | 'ids'>;
+  /** The system assistants' config and context (LANGGRAPH_CONFIG). */
+  systemDefaults?: ReadonlyMap<string, SystemAssistantDefaults>;
   dispatcher: Pick<RunDispatcher, 'dispatch' | 'promote'>;
   /** Custom agents, so that a run naming an unknown one is refused before it is queued. */
   agents: Pick<CustomAgentStore, 'get'>;
@@ -148,7 +151,7 @@ async function queueOrWait(deps: RunAdmissionDeps, run: StoredRun, created: Excl
 
 export function createRunAdmission(deps: RunAdmissionDeps) {
   const { runs } = deps.stores;
-  const assistantDeps = { assistants: deps.stores.assistants, graphs: deps.graphs };
+  const assistantDeps = { assistants: deps.stores.assistants, graphs: deps.graphs, ...(deps.systemDefaults ? { systemDefaults: deps.systemDefaults } : {}) };
 
   /**
    * Checks a body without storing anything (what a cron does with its payload when it is
@@ -173,6 +176,7 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
       const found = ownerThread ? await runs.get(ownerThread, options.runId) : null;
       if (found) return existing(deps, found, (await runs.active(found.thread_id)) === found.run_id, stateless);
     }
+    checkCheckpointThread(body.checkpoint, threadId);
     const assistant = await check(body, caller);
     const { assistantId, graphId } = assistant;
     // The assistant's config and context under the run's own, as LangGraph merges them.

@@ -7,6 +7,7 @@ import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
 import type { RunConfigSchema } from '../queue/run-kwargs.js';
 import type { AssistantStore } from '../store/assistants.js';
 import { AssistantNotFoundError } from '../store/store.errors.js';
+import type { SystemAssistantDefaults } from '../config/langgraph-config.js';
 
 export type RunConfig = Static<typeof RunConfigSchema>;
 
@@ -20,12 +21,30 @@ export interface RunAssistant {
 export interface RunAssistantDeps {
   assistants: Pick<AssistantStore, 'get'>;
   graphs: Pick<GraphRegistry, 'has' | 'ids'>;
+  /** The system assistants' config and context (LANGGRAPH_CONFIG); none: empty. */
+  systemDefaults?: ReadonlyMap<string, SystemAssistantDefaults>;
+}
+
+/** A system assistant's config and context: LANGGRAPH_CONFIG's entry for its graph, or empty. */
+export function systemAssistantDefaults(deps: Pick<RunAssistantDeps, 'systemDefaults'>, graphId: string): { config: RunConfig; context: Record<string, unknown> } {
+  const found = deps.systemDefaults?.get(graphId);
+  return { config: (found?.config ?? {}) as RunConfig, context: found?.context ?? {} };
+}
+
+/**
+ * The config a thread's assistant builds its graph with (state reads and updates of a factory
+ * graph), whoever owns the assistant: the thread's access was checked already. A deleted
+ * assistant leaves the graph's defaults.
+ */
+export async function assistantGraphConfig(deps: RunAssistantDeps, assistantId: string): Promise<RunConfig> {
+  if (deps.graphs.has(assistantId)) return systemAssistantDefaults(deps, assistantId).config;
+  return ((await deps.assistants.get(assistantId))?.assistant.config ?? {}) as RunConfig;
 }
 
 /** The run's assistant, or a 404 naming what could be used instead. */
 export async function resolveRunAssistant(deps: RunAssistantDeps, assistantId: string | undefined, caller: Identity): Promise<RunAssistant> {
   const id = assistantId ?? DEFAULT_GRAPH_ID;
-  if (deps.graphs.has(id)) return { assistantId: id, graphId: id, config: {}, context: {} };
+  if (deps.graphs.has(id)) return { assistantId: id, graphId: id, ...systemAssistantDefaults(deps, id) };
   const stored = await deps.assistants.get(id);
   // Another user's assistant is as unknown as one that does not exist.
   if (!stored || !mayReach(caller, stored.owner)) {

@@ -4,7 +4,7 @@ import { mayReach, type Identity } from '../auth/identity.js';
 import { OptionUnsupportedError } from '../errors.js';
 import { assertPublicHost } from '../net/outbound-guard.js';
 import { AgentExistsError, AgentNameInvalidError, isAgentName, type CustomAgentStore } from '../agents/agents.js';
-import { RunAgentUnknownError, WebhookRefusedError } from './admission.errors.js';
+import { CheckpointThreadMismatchError, RunAgentUnknownError, WebhookRefusedError } from './admission.errors.js';
 import type { RunCreate } from './run-create.schema.js';
 
 /** A webhook must reach a public host (unless config allows private ones): refused now, not at the end. */
@@ -55,4 +55,16 @@ export function refuseUnsupported(body: Partial<RunCreate>): void {
   if (body.feedback_keys && body.feedback_keys.length > 0) refuse('feedback_keys', 'LangSmith feedback URLs are not supported by Warren');
   if (body.langsmith_tracer) refuse('langsmith_tracer', 'LangSmith tracing per run is not supported by Warren');
   if (body.strict_resume === true) refuse('strict_resume', 'strict resume is not supported by Warren');
+}
+
+/**
+ * A checkpoint reference as Warren's own history and state give it back carries its `thread_id`
+ * (LangGraph's server drops the key unread): it is taken when it is the request's thread, and
+ * refused by name when it is another's, rather than reading that thread's checkpoint id here.
+ */
+export function checkCheckpointThread(ref: { thread_id?: string } | null | undefined, threadId: string | null, field = 'checkpoint'): void {
+  if (ref?.thread_id === undefined || ref.thread_id === threadId) return;
+  throw new CheckpointThreadMismatchError(
+    `${field}.thread_id: ${JSON.stringify(ref.thread_id)} is not this request's thread (${threadId === null ? 'a stateless run has none yet' : threadId}).`,
+  );
 }

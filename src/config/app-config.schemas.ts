@@ -505,6 +505,14 @@ export const AppConfigSchema = Type.Object(
      * and its `env` reaches the environment (src/config/langgraph-json.ts).
      */
     langgraph_json: Type.Optional(NonEmpty),
+    /**
+     * This deployment's root URL as its own processes reach it (a load balancer in front of the
+     * APIs, say): an SDK `new Client()` without a URL in a graph gets `<api_url>/api/langgraph`.
+     * Absent: WARREN_API_URL, else http://127.0.0.1:PORT (one host, as `npm start` runs).
+     */
+    api_url: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+    /** Development mode: `POST /api/langgraph/internal/truncate` exists (never in production). */
+    dev: Type.Boolean({ default: false }),
     sandbox: withDefault(SandboxConfigSchema),
     skills: withDefault(SkillsConfigSchema),
     title: withDefault(TitleConfigSchema),

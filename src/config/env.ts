@@ -50,6 +50,8 @@ export const EnvConfigSchema = Type.Object({
    * has users; absent, DeerFlow's `default`. Deployments sharing one Redis may each name their own.
    */
   memoryUser: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
+  /** WARREN_API_URL: the deployment's root URL for its own processes, over config.yaml's `api_url`. */
+  apiUrl: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -74,6 +76,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     ...(env.REDIS_URL ? { redisUrl: env.REDIS_URL } : {}),
     ...(env.WARREN_WORKER_METRICS_PORT ? { workerMetricsPort: Number(env.WARREN_WORKER_METRICS_PORT) } : {}),
     ...(env.WARREN_MEMORY_USER ? { memoryUser: env.WARREN_MEMORY_USER } : {}),
+    ...(env.WARREN_API_URL ? { apiUrl: env.WARREN_API_URL } : {}),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -90,6 +93,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       apiKeys: 'WARREN_API_KEYS',
       workerMetricsPort: 'WARREN_WORKER_METRICS_PORT',
       memoryUser: 'WARREN_MEMORY_USER',
+      apiUrl: 'WARREN_API_URL',
     };
     // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {

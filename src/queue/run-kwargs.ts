@@ -22,10 +22,15 @@ export const NodeListSchema = Type.Union([Type.Literal('*'), Type.Array(Type.Str
 
 export const RunInputSchema = Type.Union([JsonObjectSchema, Type.Array(Type.Unknown()), Type.String(), Type.Null()]);
 
+/**
+ * A checkpoint reference, as `history`, `state` and `state.tasks[].checkpoint` give it back: the
+ * `thread_id` they carry is taken (and must be the thread in the path), a null namespace is the root.
+ */
 export const CheckpointRefSchema = Type.Object(
   {
+    thread_id: Type.Optional(Type.String({ maxLength: 128 })),
     checkpoint_id: Type.Optional(Type.String({ maxLength: 128 })),
-    checkpoint_ns: Type.Optional(Type.String({ maxLength: 1024 })),
+    checkpoint_ns: Type.Optional(Type.Union([Type.String({ maxLength: 1024 }), Type.Null()])),
     checkpoint_map: Type.Optional(Type.Union([JsonObjectSchema, Type.Null()])),
   },
   { additionalProperties: false },

@@ -5,7 +5,8 @@ import { mayReach, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
 import { GraphNotFoundError } from '../../graphs/graphs.errors.js';
 import type { GraphRegistry, HostedGraph } from '../../graphs/registry.js';
-import { resolveRunAssistant, type RunAssistant, type RunConfig } from '../admission/run-assistant.js';
+import { resolveRunAssistant, systemAssistantDefaults, type RunAssistant, type RunConfig } from '../admission/run-assistant.js';
+import type { SystemAssistantDefaults } from '../config/langgraph-config.js';
 import { matchesFilter } from '../store/json.js';
 import { nowIso, type Assistant, type AssistantVersion } from '../store/records.js';
 import type { StoredAssistant } from '../store/assistants.js';
@@ -30,6 +31,8 @@ export interface AssistantsServiceDeps {
   removeThread(threadId: string): Promise<void>;
   /** A custom auth module's handlers (OPEN_ACCESS: none). */
   access: AccessPolicy;
+  /** The system assistants' config and context (LANGGRAPH_CONFIG). */
+  systemDefaults?: ReadonlyMap<string, SystemAssistantDefaults>;
 }
 
 /** Concurrent writers retry their compare-and-set; this many lost races in a row is a conflict. */
@@ -54,8 +57,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
     graph_id: graphId,
     name: graphId,
     description: null,
-    config: {},
-    context: {},
+    ...systemAssistantDefaults(deps, graphId),
     metadata: { created_by: 'system' },
     version: 1,
     created_at: bootedAt,

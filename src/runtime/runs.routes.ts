@@ -27,6 +27,16 @@ import { publicRun } from '../store/runs.js';
 import { StreamCursorInvalidError } from './runtime.errors.js';
 
 const tags = ['runs'];
+
+/** How long cancelling a pending run waits for the worker that settles it (see the cancel route). */
+const PENDING_CANCEL_WAIT_MS = 10_000;
+
+/** `done`, or nothing after `ms`: the caller answers either way. */
+async function settledWithin(done: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 const sseResponse = { 200: { description: 'Server-Sent Events: metadata, one event per chunk, end.', type: 'string' as const }, ...errorResponses };
 
 const wantsJson = (req: FastifyRequest) => {
@@ -155,12 +165,18 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     { schema: { tags, params: RunParamsSchema, querystring: CancelQuerySchema, response: { ...noContentResponses, ...errorResponses } } },
     async (req, reply) => {
       const { thread_id: threadId, run_id: runId } = req.params;
-      await runs.get(threadId, runId);
+      const before = await runs.get(threadId, runId);
       const wait = isTrue(req.query.wait);
-      const waiter = wait ? follow.settled(threadId, runId) : null;
+      // A pending run that holds its thread (waiting out `after_seconds`, or for a worker) is
+      // settled by the worker that takes it at once: the answer waits for that, so that a cancel
+      // that answers is seen (`GET /runs?status=interrupted` right after it finds the run).
+      // Bounded: with no worker free, the cancel answers anyway and the run settles when one
+      // takes it. A run queued behind another is settled by the cancel itself.
+      const waiter = wait || before.status === 'pending' ? follow.settled(threadId, runId) : null;
       try {
-        await runs.cancel(threadId, runId, req.query.action);
-        if (waiter) await waiter.done;
+        const result = await runs.cancel(threadId, runId, req.query.action);
+        if (wait) await waiter?.done;
+        else if (waiter && result === 'signalled') await settledWithin(waiter.done, PENDING_CANCEL_WAIT_MS);
       } finally {
         waiter?.stop();
       }

@@ -32,8 +32,11 @@ export function createRunsService(deps: RunsServiceDeps) {
     return result;
   }
 
-  async function cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<void> {
-    if ((await stop(threadId, runId, action)) === 'missing') throw new RunNotFoundError(`Run ${runId} not found on thread ${threadId}`);
+  /** Answers how: `signalled` leaves the settling to a worker; `cancelled` settled a queued run here. */
+  async function cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback'): Promise<CancelRunResult> {
+    const result = await stop(threadId, runId, action);
+    if (result === 'missing') throw new RunNotFoundError(`Run ${runId} not found on thread ${threadId}`);
+    return result;
   }
 
   /** The runs a bulk cancel names: by ids (on one thread, or found by id), or by status. */

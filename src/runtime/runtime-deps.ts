@@ -8,6 +8,7 @@ import type { RunsService } from './runs.service.js';
 import type { StateService } from './state.service.js';
 import type { StoreService } from './store.service.js';
 import type { ThreadsService } from './threads.service.js';
+import type { TruncateService } from './truncate.service.js';
 
 export interface RuntimeSettings {
   heartbeatMs: number;
@@ -25,4 +26,6 @@ export interface RuntimeDeps {
   store: StoreService;
   graphs: GraphRegistry;
   settings: RuntimeSettings;
+  /** Dev mode only (config.yaml `dev: true`): `POST /internal/truncate`. */
+  truncate?: TruncateService;
 }

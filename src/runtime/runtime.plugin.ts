@@ -7,6 +7,7 @@ import { runWebSocketRoutes } from './runs.ws.js';
 import type { RuntimeDeps } from './runtime-deps.js';
 import { storeRoutes } from './store.routes.js';
 import { threadRoutes } from './threads.routes.js';
+import { internalRoutes } from './internal.routes.js';
 
 export async function runtimeRoutes(app: FastifyInstance, deps: RuntimeDeps): Promise<void> {
   await app.register(threadRoutes, { threads: deps.threads, state: deps.state });
@@ -15,4 +16,5 @@ export async function runtimeRoutes(app: FastifyInstance, deps: RuntimeDeps): Pr
   await app.register(assistantRoutes, { assistants: deps.assistants });
   await app.register(storeRoutes, { store: deps.store });
   await app.register(cronRoutes, { crons: deps.crons });
+  if (deps.truncate) await app.register(internalRoutes, { truncate: deps.truncate });
 }

@@ -2,7 +2,8 @@
 // executes a node here: getState, updateState and getStateHistory only touch checkpoints.
 import type { RunnableConfig } from '@langchain/core/runnables';
 import { Command, InvalidUpdateError, type StateSnapshot } from '@langchain/langgraph';
-import { DEFAULT_GRAPH_ID, type GraphRegistry } from '../../graphs/registry.js';
+import { DEFAULT_GRAPH_ID, type GraphRegistry, type HostedGraph } from '../../graphs/registry.js';
+import { checkCheckpointThread } from '../admission/run-checks.js';
 import { toWire } from '../../graphs/serialize.js';
 import { checkpointRef, publicConfig } from '../../graphs/wire-config.js';
 import type { Thread } from '../store/records.js';
@@ -11,7 +12,14 @@ import type { Stores } from '../stores.js';
 import { GraphNodeUnknownError, StateUpdateInvalidError, SubgraphNotFoundError, ThreadGraphMissingError } from './runtime.errors.js';
 import type { HistoryBody, StateUpdate, Superstep, ThreadState } from './threads.schemas.js';
 
-type CheckpointRef = { checkpoint_id?: string; checkpoint_ns?: string; checkpoint_map?: Record<string, unknown> | null };
+type CheckpointRef = { thread_id?: string; checkpoint_id?: string; checkpoint_ns?: string | null; checkpoint_map?: Record<string, unknown> | null };
+
+/**
+ * The `as_node` names LangGraph's bulk update takes besides the graph's nodes: `__input__` writes
+ * the update as the graph's input (the first checkpoint of a thread built from supersteps),
+ * `__copy__` forks the checkpoint as is, and `__end__` with no values ends the thread's run.
+ */
+const PSEUDO_NODES: ReadonlySet<string> = new Set(['__input__', '__copy__', '__end__']);
 
 const EMPTY_STATE: ThreadState = {
   values: {},
@@ -39,9 +47,11 @@ export function toThreadState(snapshot: StateSnapshot): ThreadState {
         error: task.error ? String((task.error as Error).message ?? task.error) : null,
         interrupts: toWire(task.interrupts ?? []),
         path: toWire(task.path ?? []),
-        checkpoint: isSnapshot ? null : checkpointRef(state, false),
+        // As LangGraph's server: a subgraph task's own config address (thread and namespace,
+        // no checkpoint id until it has one), and `result: null` for a task without one.
+        checkpoint: !isSnapshot && state?.configurable ? toWire(publicConfig(state).configurable) : null,
         state: isSnapshot ? toThreadState(state) : null,
-        ...(task.result !== undefined ? { result: toWire(task.result) } : {}),
+        result: task.result === undefined ? null : toWire(task.result),
       };
     }),
     checkpoint: checkpointRef(snapshot.config, false),
@@ -83,6 +93,7 @@ const graphIdOf = (thread: Thread): string | null =>
   typeof thread.metadata.graph_id === 'string' ? thread.metadata.graph_id : null;
 
 function stateConfig(threadId: string, ref?: CheckpointRef | null): RunnableConfig {
+  checkCheckpointThread(ref, threadId);
   return {
     configurable: {
       thread_id: threadId,
@@ -96,14 +107,32 @@ function stateConfig(threadId: string, ref?: CheckpointRef | null): RunnableConf
 export interface StateServiceDeps {
   stores: Pick<Stores, 'threads' | 'runs'>;
   graphs: Pick<GraphRegistry, 'load'>;
+  /** The config of the thread's assistant: a factory graph is built with it, as for the thread's runs. */
+  assistantConfig(assistantId: string): Promise<RunnableConfig>;
+}
+
+/**
+ * LangGraph looks a node up with `nodes[as_node] === undefined`, which "__proto__" or
+ * "constructor" pass (they are inherited), and then fails with a TypeError: checked here. In a
+ * subgraph's namespace the nodes are the subgraph's, which LangGraph checks itself (a 422).
+ */
+function isKnownNode(graph: HostedGraph, name: string, inSubgraph = false): boolean {
+  if (PSEUDO_NODES.has(name)) return true;
+  return inSubgraph ? !(name in Object.prototype) : Object.hasOwn(graph.nodes, name);
 }
 
 export function createStateService(deps: StateServiceDeps) {
   const { threads, runs } = deps.stores;
 
+  // LangGraph's server builds the graph with the thread's config (its assistant's, merged with
+  // its runs'): a factory may give a node only under that config, so state is read and written
+  // through the same graph the thread's runs had.
   const graphFor = async (threadId: string, thread: Thread, fallback: boolean) => {
     const graphId = graphIdOf(thread) ?? (fallback ? DEFAULT_GRAPH_ID : null);
-    return graphId ? deps.graphs.load(graphId, stateConfig(threadId)) : null;
+    if (!graphId) return null;
+    const assistantId = typeof thread.metadata.assistant_id === 'string' ? thread.metadata.assistant_id : graphId;
+    const config = await deps.assistantConfig(assistantId);
+    return deps.graphs.load(graphId, { ...config, configurable: { ...config.configurable, ...stateConfig(threadId).configurable, graph_id: graphId, assistant_id: assistantId } });
   };
 
   return {
@@ -122,12 +151,10 @@ export function createStateService(deps: StateServiceDeps) {
       if ((await runs.inflight(threadId)).length > 0) throw new ThreadBusyError(`Thread ${threadId} is busy: a run is pending or running`);
       const graph = await graphFor(threadId, thread, true);
       if (!graph) throw new ThreadGraphMissingError(`Thread ${threadId} has no graph`);
-      // LangGraph looks the node up with `nodes[as_node] === undefined`, which "__proto__" or
-      // "constructor" pass (they are inherited), and then fails with a TypeError: check here.
-      if (body.as_node !== undefined && !Object.hasOwn(graph.nodes, body.as_node)) {
+      const ref = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
+      if (body.as_node !== undefined && !isKnownNode(graph, body.as_node, Boolean(ref?.checkpoint_ns))) {
         throw new GraphNodeUnknownError(`Node "${body.as_node}" does not exist`);
       }
-      const ref = body.checkpoint ?? (body.checkpoint_id ? { checkpoint_id: body.checkpoint_id } : undefined);
       const next = await translateGraphErrors(() => graph.updateState(stateConfig(threadId, ref), body.values ?? null, body.as_node));
       const snapshot = await graph.getState(stateConfig(threadId));
       await threads.setValues(threadId, toWire(snapshot.values ?? {}));
@@ -145,7 +172,7 @@ export function createStateService(deps: StateServiceDeps) {
       if (!graph) throw new ThreadGraphMissingError(`Thread ${threadId} has no graph`);
       const steps = supersteps.map((step, i) => ({
         updates: step.updates.map((update, j) => {
-          if (!Object.hasOwn(graph.nodes, update.as_node)) {
+          if (!isKnownNode(graph, update.as_node)) {
             throw new GraphNodeUnknownError(`supersteps[${i}].updates[${j}].as_node: node "${update.as_node}" does not exist`);
           }
           return { values: update.command ? commandOf(update.command) : (update.values ?? null), asNode: update.as_node };

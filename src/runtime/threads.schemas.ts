@@ -90,7 +90,8 @@ export const ThreadTaskSchema = Type.Object({
   path: Type.Optional(Type.Array(Type.Unknown())),
   checkpoint: Type.Union([JsonObjectSchema, Type.Null()]),
   state: Type.Union([Type.Unknown(), Type.Null()]),
-  result: Type.Optional(Type.Unknown()),
+  /** The task's result; null when it has none (yet), as LangGraph's server sends it. */
+  result: Type.Unknown(),
 });
 
 export const ThreadStateSchema = Type.Object({

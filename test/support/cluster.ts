@@ -55,6 +55,8 @@ export interface ClusterOptions {
   workerEnv?: (index: number) => Record<string, string>;
   /** One redis-server, or a 3-master Redis Cluster; by default as WARREN_TEST_REDIS says. */
   redis?: 'single' | 'cluster';
+  /** nginx's port (default: a free one), for a config that names the deployment's own URL. */
+  nginxPort?: number;
 }
 
 function nginxConfig(template: string, listen: number, upstreams: number[], dir: string): string {
@@ -202,7 +204,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
     const nginxDir = path.join(home, 'nginx');
     mkdirSync(nginxDir, { recursive: true });
-    const listen = await freePort();
+    const listen = options.nginxPort ?? (await freePort());
     const conf = path.join(nginxDir, 'nginx.conf');
     writeFileSync(conf, nginxConfig(readFileSync(path.join(ROOT, 'deploy', 'nginx.conf'), 'utf8'), listen, apis.map((a) => a.port as number), nginxDir));
     let nginxFailed: Error | undefined;
