@@ -266,7 +266,12 @@ class RedisRunStore implements RunStore {
     );
     if (status === 'deleted') await this.redis.hdel(keys.runThreads(), runId);
     const updated = await this.redis.hget(k.thread, 'updated_at');
-    if (updated) await this.redis.zadd(keys.threadIndex(), Date.parse(updated), threadId);
+    if (updated) {
+      await this.redis.zadd(keys.threadIndex(), Date.parse(updated), threadId);
+      // The thread may have been deleted since the read (a client deletes it on the run's `end`,
+      // which comes before this): checked after the write, so the delete or this undoes it.
+      if ((await this.redis.exists(k.thread)) === 0) await this.redis.zrem(keys.threadIndex(), threadId);
+    }
     return typeof next === 'string' ? next : null;
   }
 
