@@ -180,7 +180,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     customSkills,
     uploads: createUploadsService({ ...gatewayDeps, claimThread: recordAccess.claimThread }, log),
     uploadLimits: gatewayDeps.settings.uploads,
-    cleanup: createThreadCleanupService(gatewayDeps.files, (threadId) => stores.threads.releaseOwner(threadId)),
+    // `threads` is made below (it needs the crons); the gateway's delete is the runtime's.
+    cleanup: createThreadCleanupService((threadId) => threads.erase(threadId)),
     tokenUsage: createTokenUsageService(stores),
     history: createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer }),
     artifacts: createArtifactsService(gatewayDeps.files),
@@ -215,7 +216,19 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     requireThread: (identity, threadId) => recordAccess.requireThread(identity, threadId),
     trigger: (cronId, triggerId) => triggerCron({ crons: stores.crons, admission: cronAdmission, defaultRecursionLimit: SELF_STARTED_RECURSION_LIMIT }, cronId, triggerId),
   });
-  const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId), access: auth.policy });
+  const threads = createThreadsService({
+    stores,
+    cancelSignals,
+    state,
+    removeCrons: (threadId) => crons.removeForThread(threadId),
+    access: auth.policy,
+    // Under the uploads lock, so no upload renames a file into a folder on its way out.
+    removeFiles: (threadId) =>
+      locks.threadUploads(threadId).run(async (confirm) => {
+        await confirm();
+        await gatewayDeps.files.removeThread(threadId);
+      }),
+  });
   const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy, systemDefaults });
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;

@@ -30,13 +30,15 @@ import { createStores } from '../src/stores.js';
 import { RedisStore } from '../src/store/langgraph-store.js';
 import { storeSettingsFor } from '../src/store/store-embeddings.js';
 import { startTracing } from '../src/tracing/tracing.js';
+import { createFileLocks } from '../src/store/file-locks.js';
+import { createThreadFiles } from '../src/workspace/thread-files.js';
 import { createGraphServices } from './agent/graph-services.js';
 import { withModelTasks } from './model-tasks/model-tasks.js';
 import { startMetricsServer } from './metrics-server.js';
 import { observeRun } from './run-executor/run-observer.js';
 import { startRunWorker, type RunWorker } from './run-executor/run-worker.js';
 import { startMemoryWorker } from './memory/memory-worker.js';
-import { startStoreSweeper } from './store-sweeper.js';
+import { ORPHAN_FOLDER_QUIET_MS, startStoreSweeper } from './store-sweeper.js';
 import { startTaskWorker } from './tasks/task-worker.js';
 import { startWebhookWorker } from './webhooks/webhook-worker.js';
 import { startCronWorker } from './crons/cron-worker.js';
@@ -136,7 +138,22 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
   const dispatcher = createRunQueue(redis.bullmqOptions, env.queueName, log);
   const memory = config.memory.enabled ? await startMemoryUpdates() : null;
   const { checkpointer } = stores;
-  const storeSweeper = startStoreSweeper(redis.command, stores.items, config.store.ttl.sweep_interval_minutes * 60_000, env.instanceId, log);
+  const threadFiles = createThreadFiles(env.home);
+  const uploadsLock = createFileLocks(redis.command).threadUploads;
+  const storeSweeper = startStoreSweeper(redis.command, stores.items, config.store.ttl.sweep_interval_minutes * 60_000, env.instanceId, log, {
+    home: env.home,
+    quietMs: ORPHAN_FOLDER_QUIET_MS,
+    ownership: (threadId) => stores.threads.ownership(threadId),
+    removeIfUnowned: (threadId) =>
+      uploadsLock(threadId).run(async (confirm) => {
+        // Checked again under the lock: an upload may have claimed the id since the listing.
+        const { owner, exists } = await stores.threads.ownership(threadId);
+        if (exists || owner !== null) return false;
+        await confirm();
+        await threadFiles.removeThread(threadId);
+        return true;
+      }),
+  });
   const lockMs = lockDurationMs ?? config.runtime.lock_seconds * 1000;
   const stalledMs = stalledIntervalMs ?? config.runtime.stalled_check_seconds * 1000;
   const cancelSignals = { publish: (message: CancelMessage) => publishCancel(redis.command, message) };

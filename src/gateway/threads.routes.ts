@@ -1,5 +1,5 @@
-// DELETE /api/threads/{thread_id}: removes the thread's local files. A failure answers a fixed
-// 500 body (the spec's), and the error goes to the log only.
+// DELETE /api/threads/{thread_id}: removes the thread's local files, and its records when it has
+// any. A failure answers a fixed 500 body (the spec's), and the error goes to the log only.
 // GET /api/threads/{thread_id}/token-usage: the tokens the thread's runs used, by model.
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';

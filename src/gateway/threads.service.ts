@@ -1,13 +1,12 @@
-// Thread cleanup: removes WARREN_HOME/threads/{id} once the runtime thread is gone. Idempotent.
-import type { ThreadFiles } from '../workspace/thread-files.js';
+// Thread deletion through the gateway (DeerFlow's DELETE /api/threads/{id}): the thread's files,
+// and, as DeerFlow's current gateway does, its records too, by the runtime's own deletion.
+// Idempotent: an id with nothing left answers the same.
 import type { Success } from './common.schemas.js';
 
-export function createThreadCleanupService(files: ThreadFiles, releaseThreadId: (threadId: string) => Promise<void>) {
+export function createThreadCleanupService(eraseThread: (threadId: string) => Promise<void>) {
   return {
     async remove(threadId: string): Promise<Success> {
-      await files.removeThread(threadId);
-      // With its files gone, an id whose thread is gone too belongs to nobody any more.
-      await releaseThreadId(threadId);
+      await eraseThread(threadId);
       return { success: true, message: `Deleted local thread data for ${threadId}` };
     },
   };

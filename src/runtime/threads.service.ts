@@ -1,4 +1,4 @@
-// Threads: create, read, patch, delete (with their runs and checkpoints), search.
+// Threads: create, read, patch, delete (with their runs, checkpoints, crons and files), search.
 import { randomUUID } from 'node:crypto';
 import { OptionUnsupportedError } from '../errors.js';
 import { checkCreate, type AccessPolicy } from '../auth/access.js';
@@ -18,6 +18,8 @@ export interface ThreadsServiceDeps {
   removeCrons(threadId: string): Promise<void>;
   /** A custom auth module's handlers (OPEN_ACCESS: none). */
   access: AccessPolicy;
+  /** Removes the thread's folder under WARREN_HOME, under the thread's uploads lock. */
+  removeFiles(threadId: string): Promise<void>;
 }
 
 /** Threads live until deleted: a time-to-live would need a sweeper Warren does not run. */
@@ -30,8 +32,12 @@ function refuseTtl(ttl: unknown): void {
 export function createThreadsService(deps: ThreadsServiceDeps) {
   const { threads, runs, checkpointer } = deps.stores;
 
-  async function remove(threadId: string): Promise<void> {
-    await threads.require(threadId);
+  /**
+   * Deletes whatever the thread has: crons, runs, records, checkpoints, files, and last the owner
+   * key, which kept the id from being claimed by someone else while any of it was there. A thread
+   * id that has only files (an upload before the thread was made) loses those and its owner.
+   */
+  async function erase(threadId: string): Promise<void> {
     // First: a tick must not start a run on a thread on its way out.
     await deps.removeCrons(threadId);
     // Stop whatever still runs on the thread before its records go.
@@ -39,6 +45,13 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     await threads.remove(threadId);
     await runs.removeAll(threadId);
     await checkpointer.deleteThread(threadId);
+    await deps.removeFiles(threadId);
+    await threads.releaseOwner(threadId);
+  }
+
+  async function remove(threadId: string): Promise<void> {
+    await threads.require(threadId);
+    await erase(threadId);
   }
 
   /** What a search or count of `identity` adds: their own index, and the custom handlers' filter. */
@@ -94,6 +107,7 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     },
 
     remove,
+    erase,
 
     async search(body: ThreadSearch, identity: Identity): Promise<{ threads: Partial<Thread>[]; total: number }> {
       const result = await threads.search({

@@ -79,9 +79,16 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
     return thread;
   };
   const ownerOf = (threadId: string): Promise<string | null> => redis.get(keys.threadOwner(threadId));
+  const unindex = async (threadId: string, owner: string | null): Promise<void> => {
+    await redis.zrem(keys.threadIndex(), threadId);
+    if (owner !== null) await owners.remove('threads', owner, threadId);
+  };
   const index = async (threadId: string, updatedMs: number, owner: string | null): Promise<void> => {
     await redis.zadd(keys.threadIndex(), updatedMs, threadId);
     if (owner !== null) await owners.add('threads', owner, threadId, updatedMs);
+    // A deletion between the caller's read of the record and these writes (a run settling as its
+    // thread is deleted) would leave index entries for ever: checked after, so one of the two removes them.
+    if ((await redis.exists(keys.thread(threadId))) === 0) await unindex(threadId, owner);
   };
   const touch = async (threadId: string): Promise<void> => {
     const [updated, owner] = await Promise.all([redis.hget(keys.thread(threadId), 'updated_at'), ownerOf(threadId)]);
@@ -153,8 +160,7 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
     async remove(threadId) {
       const owner = await ownerOf(threadId);
       const removed = await redis.del(keys.thread(threadId));
-      await redis.zrem(keys.threadIndex(), threadId);
-      if (owner !== null) await owners.remove('threads', owner, threadId);
+      await unindex(threadId, owner);
       return removed > 0;
     },
 

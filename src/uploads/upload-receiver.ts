@@ -11,6 +11,7 @@ import { fileNameProblem, tempPathIn } from '../workspace/thread-files.js';
 import { FileNameInvalidError } from '../workspace/workspace.errors.js';
 import type { ReceivedFile } from './thread-uploads.js';
 import type { UploadLimits } from '../gateway/gateway-deps.js';
+import { MAX_FORM_FIELDS, multipartFault } from './multipart-faults.js';
 import { UploadEmptyError, UploadPartUnexpectedError, UploadTooLargeError, UploadTooManyFilesError } from './uploads.errors.js';
 
 export const UPLOAD_FIELD = 'files';
@@ -36,7 +37,7 @@ export function multipartOptions(limits: UploadLimits) {
     preservePath: true,
     // Browsers send UTF-8 file names without saying so.
     defParamCharset: 'utf8',
-    limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles + 1, fields: 20, fieldSize: 64 * 1024, parts: limits.maxFiles + 21 },
+    limits: { fileSize: limits.maxFileBytes, files: limits.maxFiles + 1, fields: MAX_FORM_FIELDS, fieldSize: 64 * 1024, parts: limits.maxFiles + 1 + MAX_FORM_FIELDS },
   };
 }
 
@@ -53,19 +54,21 @@ function byteCounter(onBytes: (n: number) => void): Transform {
   });
 }
 
-/** Fastify-multipart's own limit errors reworded, and a full disk named by the file being written. */
-function translate(err: unknown, limits: UploadLimits, writing: ReceivedFile | undefined): unknown {
+/** The parser's errors reworded as the client's faults, and a full disk named by the file being written. */
+function translate(err: unknown, limits: UploadLimits, writing: ReceivedFile | undefined, sawPart: boolean): unknown {
   const code = errnoCode(err);
   if (code === 'FST_FILES_LIMIT') return new UploadTooManyFilesError(`Too many files: at most ${limits.maxFiles} per request.`);
   if (code === 'FST_REQ_FILE_TOO_LARGE') return new UploadTooLargeError(`A file is larger than the limit of ${formatBytes(limits.maxFileBytes)}.`);
-  return asStorageError(err, { where: 'WARREN_HOME', what: writing ? `the upload ${writing.filename}` : 'an upload' });
+  return multipartFault(err, limits, sawPart) ?? asStorageError(err, { where: 'WARREN_HOME', what: writing ? `the upload ${writing.filename}` : 'an upload' });
 }
 
 export async function receiveUploads(parts: AsyncIterable<Multipart>, dir: string, limits: UploadLimits): Promise<ReceivedFile[]> {
   const received: ReceivedFile[] = [];
   let total = 0;
+  let sawPart = false;
   try {
     for await (const part of parts) {
+      sawPart = true;
       if (part.type !== 'file') continue;
       if (part.fieldname !== UPLOAD_FIELD) {
         part.file.resume();
@@ -98,7 +101,7 @@ export async function receiveUploads(parts: AsyncIterable<Multipart>, dir: strin
     }
   } catch (err) {
     await Promise.all(received.map((f) => rm(f.tempPath, { force: true })));
-    throw translate(err, limits, received.at(-1));
+    throw translate(err, limits, received.at(-1), sawPart);
   }
   if (received.length === 0) throw new UploadEmptyError(`No files were uploaded: send them in multipart parts named "${UPLOAD_FIELD}".`);
   return received;

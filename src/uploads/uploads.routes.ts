@@ -21,9 +21,9 @@ export async function uploadRoutes(app: FastifyInstance, deps: { uploads: Upload
       schema: {
         tags,
         consumes: ['multipart/form-data'],
-        description: `Multipart part \`files\`, one or more. At most ${limits.maxFiles} files, ${limits.maxFileBytes} bytes each, ${limits.maxRequestBytes} in all (413 beyond).`,
+        description: `Multipart part \`files\`, one or more. At most ${limits.maxFiles} files, ${limits.maxFileBytes} bytes each, ${limits.maxRequestBytes} in all (413 beyond). A body the multipart parser cannot read is a 400 saying why.`,
         params: ThreadParamsSchema,
-        response: { 200: UploadResultSchema, 413: ErrorSchema, ...lockedWriteResponses },
+        response: { 200: UploadResultSchema, 413: ErrorSchema, 415: ErrorSchema, ...lockedWriteResponses },
       },
     },
     async (req) => uploads.upload(req.params.thread_id, req.parts(multipartOptions(limits)), req.identity),

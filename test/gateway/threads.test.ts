@@ -1,5 +1,6 @@
-// DELETE /api/threads/{id}: removes the thread's local files, idempotently; 422 for a bad id;
-// the spec's fixed 500 body on failure.
+// DELETE /api/threads/{id}: removes the thread's local files, and its records when it has any
+// (as DeerFlow's current gateway does), idempotently; 422 for a bad id; the spec's fixed 500
+// body on failure. DELETE /api/langgraph/threads/{id} removes the files too.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -28,6 +29,21 @@ describe('thread cleanup', () => {
     expect(res.json()).toEqual({ success: true, message: `Deleted local thread data for ${id}` });
     expect(existsSync(path.join(gw.home, 'threads', id))).toBe(false);
     expect(existsSync(path.join(gw.home, 'threads', other))).toBe(true);
+  });
+
+  it('deletes the runtime thread too, and either delete leaves no folder and frees the id', async () => {
+    for (const url of ['/api/threads', '/api/langgraph/threads']) {
+      const created = await gw.api.app.inject({ method: 'POST', url: '/api/langgraph/threads', payload: {} });
+      const id = (created.json() as { thread_id: string }).thread_id;
+      const uploads = path.join(gw.home, 'threads', id, 'user-data', 'uploads');
+      mkdirSync(uploads, { recursive: true });
+      writeFileSync(path.join(uploads, 'notes.txt'), 'x');
+
+      const res = await gw.api.app.inject({ method: 'DELETE', url: `${url}/${id}` });
+      expect(res.statusCode, url).toBe(url === '/api/threads' ? 200 : 204);
+      expect((await gw.api.app.inject({ method: 'GET', url: `/api/langgraph/threads/${id}` })).statusCode, url).toBe(404);
+      expect(existsSync(path.join(gw.home, 'threads', id)), url).toBe(false);
+    }
   });
 
   it('is idempotent: a thread with no folder answers the same 200', async () => {
