@@ -3,6 +3,7 @@
 // src/main.ts listens with it; the tests build it the same way.
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { queueBoardRoutes, queueBoardSettings } from './admin/queue-board.js';
 import { createRecordAccess } from './auth/record-access.js';
 import { buildApp, type HttpTimeouts } from './app.js';
 import { authenticatorFor } from './auth/authenticator.js';
@@ -197,6 +198,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   });
   const threads = createThreadsService({ stores, cancelSignals, state, removeCrons: (threadId) => crons.removeForThread(threadId), access: auth.policy });
   const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy });
+  const queueBoard = queueBoardSettings(config.admin.queues);
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
   const app = await buildApp({
@@ -215,6 +217,12 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     redisNotReadyReason: () => redis.notReadyReason(),
     draining: () => closing !== undefined,
     gateway: (scope) => gatewayRoutes(scope, { ...gatewayServices, scheduledTasks }),
+    ...(queueBoard
+      ? {
+          queueBoard: (scope: FastifyInstance) =>
+            queueBoardRoutes(scope, { ...queueBoard, connection: redis.queueOptions, runQueueName: env.queueName, log, redisAway: () => redis.command.status !== 'ready' }),
+        }
+      : {}),
     runtime: {
       assistants,
       threads,
