@@ -3,10 +3,7 @@
 // only. It shows; it changes nothing unless `admin.queues.actions` allows retries, cleans and
 // the like. Nothing of it touches a run: its routes answer only under /admin/queues, and its
 // queues (one connection each) are opened on the first request an admin makes, never at boot.
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import type { ControllerHandlerReturnType } from '@bull-board/api/typings/app';
-import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -32,7 +29,7 @@ export interface QueueBoardSettings {
 /** What `admin.queues` asks for: null when the dashboard is off. */
 export function queueBoardSettings(queues: AdminConfig['queues']): QueueBoardSettings | null {
   if (queues === false) return null;
-  return { actions: queues !== true && queues.actions };
+  return { actions: queues !== true && queues.actions === true };
 }
 
 /** The queues the dashboard shows, in the order it lists them: runs first. */
@@ -62,6 +59,12 @@ const GENERIC_500 = { detail: 'Internal server error' };
 /** Registers the dashboard in `scope` (mounted at QUEUE_BOARD_PREFIX by buildApp). */
 export async function queueBoardRoutes(scope: FastifyInstance, options: QueueBoardOptions): Promise<void> {
   const { connection, runQueueName, actions, log, redisAway } = options;
+  // Loaded here, not with the module: a deployment with the dashboard off never loads its code.
+  const [{ createBullBoard }, { BullMQAdapter }, { FastifyAdapter }] = await Promise.all([
+    import('@bull-board/api'),
+    import('@bull-board/api/bullMQAdapter'),
+    import('@bull-board/fastify'),
+  ]);
   const adapter = new FastifyAdapter();
   adapter.setBasePath(QUEUE_BOARD_PREFIX);
   const board = createBullBoard({ queues: [], serverAdapter: adapter, options: { uiConfig: { boardTitle: 'Warren queues' } } });

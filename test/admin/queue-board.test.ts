@@ -165,7 +165,7 @@ describe('queue dashboard', () => {
   });
 
   it('serves nothing when admin.queues is false (404)', async () => {
-    const off = await deployment({ graphs: testGraphs('echo'), admin: { queues: false } }, 'off', { apis: 2, workers: 0 });
+    const off = await deployment({ graphs: testGraphs('echo'), admin: { queues: false } }, 'off', { apis: 1, workers: 0 });
     for (const base of off) {
       for (const url of ['/admin/queues', '/admin/queues/api/queues']) {
         const answer = await call(base, 'GET', url);
