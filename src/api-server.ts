@@ -3,6 +3,7 @@
 // src/main.ts listens with it; the tests build it the same way.
 import type { FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { queueBoardRoutes, queueBoardSettings } from './admin/queue-board.js';
 import { createRecordAccess } from './auth/record-access.js';
 import { buildApp, type HttpTimeouts } from './app.js';
 import { authenticatorFor } from './auth/authenticator.js';
@@ -230,6 +231,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       }),
   });
   const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy, systemDefaults });
+  const queueBoard = queueBoardSettings(config.admin.queues);
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
   const app = await buildApp({
@@ -253,6 +255,12 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         scheduledTasks,
         threads: createDeerFlowThreadsService({ threads, state, requireThread: (identity, threadId) => recordAccess.requireThread(identity, threadId) }),
       }),
+    ...(queueBoard
+      ? {
+          queueBoard: (scope: FastifyInstance) =>
+            queueBoardRoutes(scope, { ...queueBoard, connection: redis.queueOptions, runQueueName: env.queueName, log, redisAway: () => redis.command.status !== 'ready' }),
+        }
+      : {}),
     runtime: {
       assistants,
       threads,

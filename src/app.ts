@@ -5,6 +5,7 @@ import rateLimit from '@fastify/rate-limit';
 import websocket from '@fastify/websocket';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
+import { QUEUE_BOARD_PREFIX } from './admin/queue-board.js';
 import { OPEN_AUTHENTICATOR, type Authenticator } from './auth/authenticator.js';
 import { ANONYMOUS_USER } from './auth/identity.js';
 import type { AppConfig, RateLimitsConfig } from './config/app-config.schemas.js';
@@ -32,6 +33,8 @@ export interface AppDeps {
   recordAccess: RecordAccess;
   /** Registers the gateway route group (mounted at /api). */
   gateway?: (app: FastifyInstance) => Promise<void>;
+  /** Registers the queue dashboard (mounted at /admin/queues); absent when `admin.queues` is off. */
+  queueBoard?: (app: FastifyInstance) => Promise<void>;
   redisReady: () => boolean;
   /** Why Redis is not ready, for /ready (see SystemRoutesOptions). */
   redisNotReadyReason?: () => string | null;
@@ -197,6 +200,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.gateway) {
     const gateway = deps.gateway;
     await app.register(async (scope) => gateway(scope), { prefix: '/api' });
+  }
+  if (deps.queueBoard) {
+    const queueBoard = deps.queueBoard;
+    await app.register(async (scope) => queueBoard(scope), { prefix: QUEUE_BOARD_PREFIX });
   }
   return app;
 }

@@ -337,6 +337,25 @@ export const MetricsConfigSchema = Type.Object({
   worker_host: Type.String({ minLength: 1, default: '0.0.0.0' }),
 });
 
+/** The queue dashboard's actions: absent or false, it only shows (read-only). */
+export const QueueBoardConfigSchema = Type.Object(
+  {
+    /** Retry, clean, promote, pause, empty… from the dashboard; off by default, as they change runs. */
+    actions: Type.Boolean({ default: false }),
+  },
+  { additionalProperties: false },
+);
+
+/** Admin pages served by the API (admins only; an open Warren's anonymous caller is one). */
+export const AdminConfigSchema = Type.Object(
+  {
+    /** Bull Board at /admin/queues: `false` serves none; `true` or `{actions: false}` shows, read-only. */
+    queues: Type.Union([Type.Boolean(), QueueBoardConfigSchema], { default: true }),
+  },
+  { additionalProperties: false },
+);
+export type AdminConfig = Static<typeof AdminConfigSchema>;
+
 export const TracingConfigSchema = Type.Object({
   /**
    * OTLP/HTTP base URL of a trace collector (`http://collector:4318`; `/v1/traces` is added).
@@ -533,6 +552,7 @@ export const AppConfigSchema = Type.Object(
     metrics: withDefault(MetricsConfigSchema),
     tracing: withDefault(TracingConfigSchema),
     channels: withDefault(ChannelsConfigSchema),
+    admin: withDefault(AdminConfigSchema),
     /** Absent: REDIS_URL, or a Redis on 127.0.0.1:6379. */
     redis: Type.Optional(RedisConfigSchema),
   },
