@@ -13,7 +13,7 @@ import { DEFAULT_OCR_MAX_PAGES, DEFAULT_OCR_MEMORY_MB, DEFAULT_OCR_TIMEOUT_MS } 
 import type { OcrOptions } from './options.js';
 
 export interface OcrEngine {
-  /** Recognises the text of one PNG image; '' when it holds none. */
+  /** Recognises the words of one PNG image: Tesseract's TSV, one row per word with its box. */
   recognise(png: Uint8Array, timeoutMs: number): Promise<string>;
   /** Languages, as Tesseract names them. */
   languages: string[];
@@ -112,7 +112,7 @@ export function ocrEngine(options: OcrOptions | false | undefined): OcrEngine | 
       try {
         await writeFile(path.join(work, 'page.png'), png);
         const input = bwrap ? `${SANDBOX_DIR}/page.png` : path.join(work, 'page.png');
-        const ocr = [tesseract, input, 'stdout', '-l', languages.join('+'), '--psm', '3'];
+        const ocr = [tesseract, input, 'stdout', '-l', languages.join('+'), '--psm', '3', 'tsv'];
         const [command, args] = sandboxed(bwrap, work, ocr);
         const capped = prlimit ? [prlimit, [`--as=${memoryBytes}`, '--', command, ...args]] as const : [command, args] as const;
         const env = { PATH: '/usr/bin:/bin', OMP_THREAD_LIMIT: '1', HOME: work };

@@ -1,0 +1,58 @@
+// Clears the ruling of tables from a page image before OCR. Tesseract's page layout takes a
+// ruled table for a picture and reads nothing in it; without its lines the cells are words with
+// boxes, from which ocr-layout.ts rebuilds the table. Long straight runs of dark pixels, far
+// longer than any stroke of a letter, are rules.
+import { createCanvas, loadImage } from '@napi-rs/canvas';
+
+const DARK = 110;
+
+/** Runs at least this long, as a share of the image's side (and in pixels), are rules. */
+const MIN_RULE_SHARE = 0.06;
+const MIN_RULE_PIXELS = 80;
+
+/** Whitens every run of `min` or more dark pixels along rows (step 1) or columns (step width). */
+function eraseRuns(data: Uint8ClampedArray, dark: Uint8Array, width: number, height: number, horizontal: boolean, min: number): number {
+  const [outer, inner] = horizontal ? [height, width] : [width, height];
+  let erased = 0;
+  for (let o = 0; o < outer; o++) {
+    let start = -1;
+    for (let i = 0; i <= inner; i++) {
+      const at = horizontal ? o * width + i : i * width + o;
+      const isDark = i < inner && dark[at] === 1;
+      if (isDark && start < 0) start = i;
+      if (!isDark && start >= 0) {
+        if (i - start >= min) {
+          for (let k = start; k < i; k++) {
+            const p = (horizontal ? o * width + k : k * width + o) * 4;
+            data[p] = data[p + 1] = data[p + 2] = 255;
+          }
+          erased++;
+        }
+        start = -1;
+      }
+    }
+  }
+  return erased;
+}
+
+/** The image with its rules whitened, as PNG; the image itself when it has none. */
+export async function eraseRules(png: Uint8Array): Promise<Uint8Array> {
+  const image = await loadImage(Buffer.from(png));
+  const { width, height } = image;
+  const canvas = createCanvas(width, height);
+  const ctx = canvas.getContext('2d');
+  ctx.drawImage(image, 0, 0);
+  const pixels = ctx.getImageData(0, 0, width, height);
+  const data = pixels.data;
+  // Darkness is decided once, so a pixel whitened as part of a row still counts for its column.
+  const dark = new Uint8Array(width * height);
+  for (let i = 0; i < dark.length; i++) {
+    const p = i * 4;
+    dark[i] = (data[p] ?? 255) * 0.3 + (data[p + 1] ?? 255) * 0.59 + (data[p + 2] ?? 255) * 0.11 < DARK ? 1 : 0;
+  }
+  const rows = eraseRuns(data, dark, width, height, true, Math.max(MIN_RULE_PIXELS, Math.round(width * MIN_RULE_SHARE)));
+  const columns = eraseRuns(data, dark, width, height, false, Math.max(MIN_RULE_PIXELS, Math.round(height * MIN_RULE_SHARE)));
+  if (rows + columns === 0) return png;
+  ctx.putImageData(pixels, 0, 0);
+  return canvas.toBuffer('image/png');
+}
