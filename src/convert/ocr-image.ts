@@ -35,7 +35,7 @@ function eraseRuns(data: Uint8ClampedArray, dark: Uint8Array, width: number, hei
   return erased;
 }
 
-/** The image with its rules whitened, as PNG; the image itself when it has none. */
+/** The image with its rules whitened (as PGM); the PNG itself when it has none. */
 export async function eraseRules(png: Uint8Array): Promise<Uint8Array> {
   const image = await loadImage(Buffer.from(png));
   const { width, height } = image;
@@ -53,6 +53,20 @@ export async function eraseRules(png: Uint8Array): Promise<Uint8Array> {
   const rows = eraseRuns(data, dark, width, height, true, Math.max(MIN_RULE_PIXELS, Math.round(width * MIN_RULE_SHARE)));
   const columns = eraseRuns(data, dark, width, height, false, Math.max(MIN_RULE_PIXELS, Math.round(height * MIN_RULE_SHARE)));
   if (rows + columns === 0) return png;
-  ctx.putImageData(pixels, 0, 0);
-  return canvas.toBuffer('image/png');
+  return toPgm(data, width, height);
+}
+
+/**
+ * The image as a binary greyscale PGM, which Tesseract reads as well as PNG: encoding a page-sized
+ * PNG costs far more than the erasing, and the file only lives in the OCR run's scratch folder.
+ */
+function toPgm(data: Uint8ClampedArray, width: number, height: number): Uint8Array {
+  const header = Buffer.from(`P5\n${width} ${height}\n255\n`, 'latin1');
+  const out = new Uint8Array(header.length + width * height);
+  out.set(header, 0);
+  for (let i = 0, p = header.length; i < width * height; i++, p++) {
+    const q = i * 4;
+    out[p] = Math.round((data[q] ?? 255) * 0.3 + (data[q + 1] ?? 255) * 0.59 + (data[q + 2] ?? 255) * 0.11);
+  }
+  return out;
 }
