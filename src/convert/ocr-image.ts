@@ -5,6 +5,8 @@
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 
 const DARK = 110;
+/** Above this many pixels the copies made here would cost too much memory. */
+const MAX_PIXELS = 4200 * 4200;
 
 /** Runs at least this long, as a share of the image's side (and in pixels), are rules. */
 const MIN_RULE_SHARE = 0.06;
@@ -39,6 +41,8 @@ function eraseRuns(data: Uint8ClampedArray, dark: Uint8Array, width: number, hei
 export async function eraseRules(png: Uint8Array): Promise<Uint8Array> {
   const image = await loadImage(Buffer.from(png));
   const { width, height } = image;
+  // A rendered page is at most 4200 px a side; a larger embedded image is read as it is.
+  if (width * height > MAX_PIXELS) return png;
   const canvas = createCanvas(width, height);
   const ctx = canvas.getContext('2d');
   ctx.drawImage(image, 0, 0);
