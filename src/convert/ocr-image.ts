@@ -12,22 +12,44 @@ const MAX_PIXELS = 4200 * 4200;
 const MIN_RULE_SHARE = 0.06;
 const MIN_RULE_PIXELS = 80;
 
-/** Whitens every run of `min` or more dark pixels along rows (step 1) or columns (step width). */
-function eraseRuns(data: Uint8ClampedArray, dark: Uint8Array, width: number, height: number, horizontal: boolean, min: number): number {
-  const [outer, inner] = horizontal ? [height, width] : [width, height];
+function isDarkAt(data: Uint8ClampedArray, pixel: number): boolean {
+  const p = pixel * 4;
+  return (data[p] ?? 255) * 0.3 + (data[p + 1] ?? 255) * 0.59 + (data[p + 2] ?? 255) * 0.11 < DARK;
+}
+
+function whiten(data: Uint8ClampedArray, pixel: number): void {
+  const p = pixel * 4;
+  data[p] = data[p + 1] = data[p + 2] = 255;
+}
+
+/**
+ * Whitens every horizontal and vertical run of dark pixels at least `minRow` or `minColumn` long;
+ * returns how many runs it whitened. One pass in memory order: vertical runs are counted per
+ * column as the rows go by, which keeps a page-sized image fast to scan.
+ */
+function eraseRuns(data: Uint8ClampedArray, width: number, height: number, minRow: number, minColumn: number): number {
+  const down = new Uint32Array(width);
   let erased = 0;
-  for (let o = 0; o < outer; o++) {
+  for (let y = 0; y <= height; y++) {
     let start = -1;
-    for (let i = 0; i <= inner; i++) {
-      const at = horizontal ? o * width + i : i * width + o;
-      const isDark = i < inner && dark[at] === 1;
-      if (isDark && start < 0) start = i;
-      if (!isDark && start >= 0) {
-        if (i - start >= min) {
-          for (let k = start; k < i; k++) {
-            const p = (horizontal ? o * width + k : k * width + o) * 4;
-            data[p] = data[p + 1] = data[p + 2] = 255;
+    for (let x = 0; x <= width; x++) {
+      // Whitening only reaches pixels already passed, so each pixel is judged as it was drawn.
+      const isDark = y < height && x < width && isDarkAt(data, y * width + x);
+      if (x < width) {
+        const run = down[x] ?? 0;
+        if (isDark) down[x] = run + 1;
+        else {
+          if (run >= minColumn) {
+            for (let k = y - run; k < y; k++) whiten(data, k * width + x);
+            erased++;
           }
+          down[x] = 0;
+        }
+      }
+      if (isDark && start < 0) start = x;
+      if (!isDark && start >= 0) {
+        if (x - start >= minRow) {
+          for (let k = start; k < x; k++) whiten(data, y * width + k);
           erased++;
         }
         start = -1;
@@ -48,15 +70,9 @@ export async function eraseRules(png: Uint8Array): Promise<Uint8Array> {
   ctx.drawImage(image, 0, 0);
   const pixels = ctx.getImageData(0, 0, width, height);
   const data = pixels.data;
-  // Darkness is decided once, so a pixel whitened as part of a row still counts for its column.
-  const dark = new Uint8Array(width * height);
-  for (let i = 0; i < dark.length; i++) {
-    const p = i * 4;
-    dark[i] = (data[p] ?? 255) * 0.3 + (data[p + 1] ?? 255) * 0.59 + (data[p + 2] ?? 255) * 0.11 < DARK ? 1 : 0;
-  }
-  const rows = eraseRuns(data, dark, width, height, true, Math.max(MIN_RULE_PIXELS, Math.round(width * MIN_RULE_SHARE)));
-  const columns = eraseRuns(data, dark, width, height, false, Math.max(MIN_RULE_PIXELS, Math.round(height * MIN_RULE_SHARE)));
-  if (rows + columns === 0) return png;
+  const minRow = Math.max(MIN_RULE_PIXELS, Math.round(width * MIN_RULE_SHARE));
+  const minColumn = Math.max(MIN_RULE_PIXELS, Math.round(height * MIN_RULE_SHARE));
+  if (eraseRuns(data, width, height, minRow, minColumn) === 0) return png;
   return toPgm(data, width, height);
 }
 
