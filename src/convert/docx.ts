@@ -5,6 +5,7 @@ import { gfm } from '@joplin/turndown-plugin-gfm';
 import mammoth from 'mammoth';
 import TurndownService from 'turndown';
 import { ConversionError } from '../errors.js';
+import { repairDocument } from './docx-tree.js';
 import { hasText } from './markdown.js';
 
 // Word's built-in title styles are not in mammoth's default style map.
@@ -12,30 +13,6 @@ const STYLE_MAP = [
   "p[style-name='Title'] => h1:fresh",
   "p[style-name='Subtitle'] => h2:fresh",
 ];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
-/**
- * Marks the first row of every table as its header row unless one is already marked, so the
- * table becomes a GFM pipe table with a real header instead of a blank one.
- */
-function promoteHeaderRows(element: unknown): unknown {
-  const pending: unknown[] = [element];
-  while (pending.length > 0) {
-    const node = pending.pop();
-    if (!isRecord(node)) continue;
-    const children = Array.isArray(node.children) ? (node.children as unknown[]) : [];
-    if (node.type === 'table') {
-      const rows = children.filter((c): c is Record<string, unknown> => isRecord(c) && c.type === 'tableRow');
-      const first = rows[0];
-      if (first && !rows.some((r) => r.isHeader === true)) first.isHeader = true;
-    }
-    pending.push(...children);
-  }
-  return element;
-}
 
 /** The slice of the DOM (turndown's domino nodes) the rules below read; no DOM lib is loaded. */
 interface DomElement {
@@ -98,7 +75,7 @@ export async function docxToMarkdown(bytes: Buffer, label: string): Promise<stri
       externalFileAccess: false,
       // Never read image bytes: the alt text is all the Markdown keeps.
       convertImage: mammoth.images.imgElement(async () => ({ src: '' })),
-      transformDocument: promoteHeaderRows,
+      transformDocument: repairDocument,
     },
   );
   const markdown = createTurndown().turndown(result.value).trim();

@@ -13,7 +13,7 @@ import { DEFAULT_OCR_MAX_PAGES, DEFAULT_OCR_MEMORY_MB, DEFAULT_OCR_TIMEOUT_MS } 
 import type { OcrOptions } from './options.js';
 
 export interface OcrEngine {
-  /** Recognises the text of one PNG image; '' when it holds none. */
+  /** Recognises the words of one PNG or PGM image: Tesseract's TSV, one row per word with its box. */
   recognise(png: Uint8Array, timeoutMs: number): Promise<string>;
   /** Languages, as Tesseract names them. */
   languages: string[];
@@ -110,9 +110,10 @@ export function ocrEngine(options: OcrOptions | false | undefined): OcrEngine | 
       const bwrap = await bwrapProbe;
       const work = await mkdtemp(path.join(tmpdir(), 'warren-ocr-'));
       try {
-        await writeFile(path.join(work, 'page.png'), png);
-        const input = bwrap ? `${SANDBOX_DIR}/page.png` : path.join(work, 'page.png');
-        const ocr = [tesseract, input, 'stdout', '-l', languages.join('+'), '--psm', '3'];
+        const name = png[0] === 0x50 && png[1] === 0x35 ? 'page.pgm' : 'page.png';
+        await writeFile(path.join(work, name), png);
+        const input = bwrap ? `${SANDBOX_DIR}/${name}` : path.join(work, name);
+        const ocr = [tesseract, input, 'stdout', '-l', languages.join('+'), '--psm', '3', 'tsv'];
         const [command, args] = sandboxed(bwrap, work, ocr);
         const capped = prlimit ? [prlimit, [`--as=${memoryBytes}`, '--', command, ...args]] as const : [command, args] as const;
         const env = { PATH: '/usr/bin:/bin', OMP_THREAD_LIMIT: '1', HOME: work };

@@ -4,7 +4,9 @@
 // images read; what falls outside them is named in the Markdown, never silently dropped.
 import type { PDFParse } from 'pdf-parse';
 import { ConversionError } from '../errors.js';
-import { escapeBlockStart, hasText, joinBlocks } from './markdown.js';
+import { hasText, joinBlocks } from './markdown.js';
+import { eraseRules } from './ocr-image.js';
+import { ocrTsvToMarkdown } from './ocr-layout.js';
 import type { OcrEngine } from './ocr.js';
 
 export interface OcrTarget {
@@ -31,36 +33,6 @@ const OCR_DPI = 300;
 const MAX_RENDER_SIDE = 4200;
 /** Images smaller than this (pixels, either side) are icons and rules, not text to read. */
 export const MIN_OCR_IMAGE_SIDE = 200;
-
-/** One OCR paragraph: long lines are prose that wraps (joined, hyphenation undone); short ones keep their breaks. */
-function ocrParagraph(lines: readonly string[]): string {
-  const longest = Math.max(...lines.map((l) => l.length));
-  let text = '';
-  let previous = '';
-  for (const line of lines) {
-    if (text === '') text = line;
-    else if (previous.length < longest * 0.7) text += `\n${line}`;
-    else if (/\p{L}-$/u.test(text.slice(-4)) && /^\p{Ll}/u.test(line)) text = text.slice(0, -1) + line;
-    else text += ` ${line}`;
-    previous = line;
-  }
-  return text
-    .split('\n')
-    .map((line, i) => escapeBlockStart(line, i === 0))
-    .join('\n');
-}
-
-/** Tesseract's text as Markdown: its paragraphs (blank-line separated) become paragraphs. */
-export function ocrTextToMarkdown(text: string): string {
-  const paragraphs = text
-    .replace(/\r\n?/g, '\n')
-    .replace(/\f/g, '\n\n')
-    .split(/\n\s*\n/)
-    .map((p) => p.split('\n').map((l) => l.trim()).filter((l) => l.length > 0))
-    .filter((lines) => lines.length > 0 && lines.some(hasText))
-    .map(ocrParagraph);
-  return joinBlocks(paragraphs);
-}
 
 async function renderPage(parser: PDFParse, target: OcrTarget): Promise<Uint8Array[]> {
   const scale = Math.min(OCR_DPI / 72, MAX_RENDER_SIDE / Math.max(target.width, target.height, 1));
@@ -111,7 +83,7 @@ export async function runOcr(parser: PDFParse, engine: OcrEngine, targets: reado
     try {
       for (const png of images.slice(0, Math.max(0, engine.maxPages - recognised))) {
         recognised++;
-        texts.push(ocrTextToMarkdown(await engine.recognise(png, Math.max(1000, deadline - Date.now()))));
+        texts.push(ocrTsvToMarkdown(await engine.recognise(await eraseRules(png), Math.max(1000, deadline - Date.now()))));
       }
     } catch (err) {
       if (!(err instanceof ConversionError)) throw err;

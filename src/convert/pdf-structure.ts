@@ -6,6 +6,13 @@ import type { Line } from './pdf-layout.js';
 import { findTables } from './pdf-tables.js';
 import { escapeBlockStart, gfmTable, joinBlocks } from './markdown.js';
 
+/** One entry of the PDF's outline (bookmarks): the author's own heading list. */
+export interface OutlineEntry {
+  title: string;
+  /** 1 for a top-level entry. */
+  level: number;
+}
+
 export interface PageLines {
   /** 1-based. */
   number: number;
@@ -14,7 +21,7 @@ export interface PageLines {
 }
 
 type Block =
-  | { kind: 'heading'; page: number; style: string; size: number; text: string; last: Line }
+  | { kind: 'heading'; page: number; style: string; size: number; text: string; last: Line; outline?: number }
   | { kind: 'paragraph'; page: number; end: number; text: string; last: Line; frame: Frame }
   | { kind: 'item'; page: number; end: number; marker: string; text: string; last: Line; frame: Frame }
   | { kind: 'table'; page: number; rows: string[][] }
@@ -26,6 +33,39 @@ const PAGE_NUMBER = /^(?:page\s+\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?|[-–—]?\s*
 const BULLET = /^([•●○◦▪▫■□‣⁃∙·*–-])\s+(?=\S)/u;
 const ENUMERATED = /^((?:\d{1,2}|[a-z])[.)]|\((?:\d{1,2}|[a-z])\))\s+(?=\S)/;
 const RULE = /^([=\-_*~])\1{2,}$/;
+
+/**
+ * What a browser or word processor prints in a page's margins: a page counter ("1 of 3", "2/5",
+ * "Page 4"), a date and time, the page's URL, the file's name. Matched one segment at a time.
+ */
+const PRINT_FURNITURE = [
+  /^(?:page\s+)?\d{1,4}\s*(?:of|\/)\s*\d{1,4}$/i,
+  /^page\s+\d{1,4}$/i,
+  /^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?:,?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)?$/i,
+  /^\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?$/i,
+  /^(?:(?:https?|file|ftp):\/\/|www\.)\S+$/i,
+  /^[^\s/\\]+(?:\s[^\s/\\]+){0,3}\.(?:pdf|html?|docx?|xlsx?|pptx?|odt|txt|md|rtf)$/i,
+];
+
+function isFurniture(text: string): boolean {
+  return PRINT_FURNITURE.some((pattern) => pattern.test(text.trim()));
+}
+
+/** The line without its print furniture; null when nothing else is on it. */
+function withoutFurniture(line: Line, bodySize: number): Line | null {
+  // Furniture is printed small; a large "1/2" in the margin is content.
+  if (line.size > bodySize * 1.1) return line;
+  const segments = line.segments.filter((s) => !isFurniture(s.text));
+  if (segments.length === line.segments.length) return isFurniture(line.text) ? null : line;
+  if (segments.length === 0) return null;
+  return {
+    ...line,
+    text: segments.map((s) => s.text).join(' '),
+    x0: Math.min(...segments.map((s) => s.x0)),
+    x1: Math.max(...segments.map((s) => s.x1)),
+    segments,
+  };
+}
 
 function marginKey(line: Line): string {
   return line.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
@@ -39,7 +79,12 @@ function inMargin(line: Line, height: number): boolean {
  * Drops page numbers, and the repeats of lines that recur in the top or bottom margin of at
  * least half the pages (the first one stays: a letterhead is content once).
  */
-function dropRunningLines(pages: readonly PageLines[]): PageLines[] {
+function dropRunningLines(input: readonly PageLines[]): PageLines[] {
+  const bodySize = bodyStyle(input).size;
+  const pages = input.map((page) => ({
+    ...page,
+    lines: page.lines.flatMap((line) => (inMargin(line, page.height) ? (withoutFurniture(line, bodySize) ?? []) : [line])),
+  }));
   const multi = pages.length >= 2;
   const pagesWith = new Map<string, number>();
   for (const page of pages) {
@@ -103,6 +148,8 @@ function vocabulary(pages: readonly PageLines[]): { words: Set<string>; hyphenat
 
 interface Context {
   body: { size: number; bold: boolean };
+  /** The outline's titles not yet found in the text, by their match key, with their levels. */
+  outline: Map<string, number>;
   words: Set<string>;
   hyphenated: Set<string>;
 }
@@ -172,6 +219,26 @@ function isFull(line: Line, frame: Frame): boolean {
   return line.x0 <= frame.left + line.size * 3 && line.x1 >= frame.right - line.size * 2 && words >= 5;
 }
 
+/**
+ * True when the line was broken by wrapping: it runs to the right edge, or the next line's first
+ * word would not have fitted after it. Works on geometry alone, so ragged-right text and lines
+ * drawn with fonts of their own join as well as justified ones.
+ */
+function wrapsInto(line: Line, next: Line, frame: Frame): boolean {
+  if (isFull(line, frame)) return true;
+  // Only prose: a line of several words in one run, not a receipt's or a form's columns.
+  if (line.x0 > frame.left + line.size * 3 || line.text.split(/\s+/).length < 5) return false;
+  if (line.segments.length > 1 || next.segments.length > 1) return false;
+  const word = /^\S+/.exec(next.text)?.[0] ?? '';
+  const charWidth = (next.x1 - next.x0) / Math.max(1, next.text.length);
+  return line.x1 + charWidth * (word.length + 1) > frame.right;
+}
+
+/** Sizes this close are one font size: a few percent of rounding, scaling or a new font object. */
+function sameSize(a: Line, b: Line): boolean {
+  return Math.abs(a.size - b.size) <= Math.max(0.6, Math.min(a.size, b.size) * 0.08);
+}
+
 /** The next line of the same paragraph is this close, in font sizes. */
 function closeBelow(previous: Line, line: Line, frame: Frame): boolean {
   const gap = line.y - previous.y;
@@ -181,8 +248,8 @@ function closeBelow(previous: Line, line: Line, frame: Frame): boolean {
 function continues(block: Block | undefined, line: Line, page: number, frame: Frame): block is Extract<Block, { kind: 'paragraph' | 'item' }> {
   if (!block || (block.kind !== 'paragraph' && block.kind !== 'item')) return false;
   const last = block.last;
-  if (Math.abs(last.size - line.size) > 0.6 || last.bold !== line.bold) return false;
-  const full = isFull(last, block.frame);
+  if (!sameSize(last, line) || last.bold !== line.bold) return false;
+  const full = wrapsInto(last, line, block.frame);
   // Across a page break only a paragraph cut mid-sentence continues.
   if (block.end !== page) return full && !/[.!?:]$/.test(last.text);
   if (!closeBelow(last, line, frame)) return false;
@@ -203,9 +270,27 @@ function startsItem(line: Line, previous: Block | undefined, page: number, frame
   return enumerated;
 }
 
+function outlineKey(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+}
+
+/** The outline level of a line that is one of the outline's titles (each is found once). */
+function outlineLevel(line: Line, ctx: Context): number | undefined {
+  if (ctx.outline.size === 0 || line.text.length > 200) return undefined;
+  const key = outlineKey(line.text);
+  const level = ctx.outline.get(key);
+  if (level !== undefined) ctx.outline.delete(key);
+  return level;
+}
+
 function addLine(blocks: Block[], line: Line, page: number, frame: Frame, ctx: Context): void {
   const previous = blocks.at(-1);
   const text = line.text;
+  const outline = outlineLevel(line, ctx);
+  if (outline !== undefined) {
+    blocks.push({ kind: 'heading', page, style: `${line.size}${line.bold ? 'b' : ''}`, size: line.size, text, last: line, outline });
+    return;
+  }
   if (RULE.test(text.replace(/\s/g, ''))) {
     blocks.push({ kind: 'rule', page, text: text.replace(/\s/g, '') });
     return;
@@ -229,7 +314,7 @@ function addLine(blocks: Block[], line: Line, page: number, frame: Frame, ctx: C
   }
   if (continues(previous, line, page, frame)) {
     // A short line ends where the author broke it (an address, a receipt): keep the break.
-    const wrapped = isFull(previous.last, previous.frame) || previous.end !== page;
+    const wrapped = wrapsInto(previous.last, line, previous.frame) || previous.end !== page;
     previous.text = wrapped ? joinLine(previous.text, text, ctx) : `${previous.text}\n${text}`;
     previous.last = line;
     previous.end = page;
@@ -239,20 +324,46 @@ function addLine(blocks: Block[], line: Line, page: number, frame: Frame, ctx: C
   blocks.push({ kind: 'paragraph', page, end: page, text, last: line, frame });
 }
 
-/** Heading levels by size, largest first, bold before regular; sizes within 10% are one level. */
-function headingLevels(blocks: readonly Block[]): Map<string, number> {
+/**
+ * Heading levels by font size over the whole document, largest first, bold before regular.
+ * Sizes are clustered: sizes within half a point of the next are one level (rounding, a font
+ * drawn a little larger), and any larger step starts a new level, however close to the last.
+ */
+function headingLevels(blocks: readonly Block[], first: number): Map<string, number> {
   const styles = new Map<string, { size: number; bold: boolean }>();
-  for (const b of blocks) if (b.kind === 'heading') styles.set(b.style, { size: b.size, bold: b.style.endsWith('b') });
+  for (const b of blocks) if (b.kind === 'heading' && b.outline === undefined) styles.set(b.style, { size: b.size, bold: b.style.endsWith('b') });
   const ordered = [...styles].sort(([, a], [, b]) => b.size - a.size || Number(b.bold) - Number(a.bold));
   const levels = new Map<string, number>();
-  let level = 0;
+  let level = first - 1;
   let previous: { size: number; bold: boolean } | null = null;
   for (const [style, current] of ordered) {
-    if (!previous || previous.size > current.size * 1.1 || previous.bold !== current.bold) level++;
+    if (!previous || previous.size - current.size > 0.5 || previous.bold !== current.bold) level++;
     levels.set(style, Math.min(level, 6));
     previous = current;
   }
   return levels;
+}
+
+/**
+ * With an outline, its entries give the levels. Headings found by font alone go below the
+ * outline's deepest level, or above it when larger than every outline heading (a title page).
+ */
+function assignLevels(blocks: Block[]): (block: Extract<Block, { kind: 'heading' }>) => number {
+  const fromOutline = blocks.filter((b): b is Extract<Block, { kind: 'heading' }> => b.kind === 'heading' && b.outline !== undefined);
+  if (fromOutline.length === 0) {
+    const levels = headingLevels(blocks, 1);
+    return (block) => levels.get(block.style) ?? 6;
+  }
+  const largest = Math.max(...fromOutline.map((b) => b.size));
+  const title = blocks.some((b) => b.kind === 'heading' && b.outline === undefined && b.size > largest + 0.5);
+  const shift = title ? 1 : 0;
+  const deepest = Math.max(...fromOutline.map((b) => b.outline ?? 1)) + shift;
+  const levels = headingLevels(blocks, deepest + 1);
+  return (block) => {
+    if (block.outline !== undefined) return Math.min(6, block.outline + shift);
+    if (title && block.size > largest + 0.5) return 1;
+    return levels.get(block.style) ?? 6;
+  };
 }
 function itemMarker(marker: string): string {
   const number = /^(\d{1,2})[.)]$/.exec(marker);
@@ -266,10 +377,10 @@ function escapeLines(text: string): string {
     .join('\n');
 }
 
-function render(block: Block, levels: ReadonlyMap<string, number>): string {
+function render(block: Block, level: (block: Extract<Block, { kind: 'heading' }>) => number): string {
   switch (block.kind) {
     case 'heading':
-      return `${'#'.repeat(levels.get(block.style) ?? 6)} ${block.text.replace(/\s+/g, ' ')}`;
+      return `${'#'.repeat(level(block))} ${block.text.replace(/\s+/g, ' ')}`;
     case 'paragraph':
       return escapeLines(block.text);
     case 'item':
@@ -284,9 +395,13 @@ function render(block: Block, levels: ReadonlyMap<string, number>): string {
 }
 
 /** Markdown for the pages' lines; a page break is marked with an HTML comment. */
-export function pagesToMarkdown(input: readonly PageLines[]): string {
+export function pagesToMarkdown(input: readonly PageLines[], outline: readonly OutlineEntry[] = []): string {
   const pages = dropRunningLines(input);
-  const ctx: Context = { body: bodyStyle(pages), ...vocabulary(pages) };
+  const ctx: Context = { body: bodyStyle(pages), outline: new Map(), ...vocabulary(pages) };
+  for (const entry of outline) {
+    const key = outlineKey(entry.title);
+    if (key && !ctx.outline.has(key)) ctx.outline.set(key, entry.level);
+  }
   const blocks: Block[] = [];
   for (const page of pages) {
     const frame = frameOf(page.lines);
@@ -302,7 +417,7 @@ export function pagesToMarkdown(input: readonly PageLines[]): string {
       if (line) addLine(blocks, line, page.number, frame, ctx);
     }
   }
-  const levels = headingLevels(blocks);
+  const levels = assignLevels(blocks);
   const out: string[] = [];
   let page = 1;
   let previous: Block | undefined;

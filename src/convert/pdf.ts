@@ -15,7 +15,7 @@ import type { OcrOutcome, OcrTarget } from './pdf-ocr.js';
 import { layoutLines } from './pdf-layout.js';
 import type { PositionedText } from './pdf-layout.js';
 import { pagesToMarkdown } from './pdf-structure.js';
-import type { PageLines } from './pdf-structure.js';
+import type { OutlineEntry, PageLines } from './pdf-structure.js';
 
 /** The parts of a pdf.js page proxy read here (pdf-parse does not export pdf.js's types). */
 interface PdfPage {
@@ -163,15 +163,36 @@ function ocrTargets(scans: readonly PageScan[]): OcrTarget[] {
   });
 }
 
+/** Outline entries beyond this many are not read: an outline is a heading list, not a payload. */
+const MAX_OUTLINE_ENTRIES = 2000;
+
+/** The PDF's outline (bookmarks) as titles with levels, depth first; [] when it has none. */
+async function readOutline(parser: PDFParse): Promise<OutlineEntry[]> {
+  // A broken outline loses the outline's levels, never the document: fonts give them instead.
+  const info = await parser.getInfo().catch(() => null); // see above: the text is still readable
+  if (!info) return [];
+  const entries: OutlineEntry[] = [];
+  const pending: { node: unknown; level: number }[] = (info.outline ?? []).map((node) => ({ node, level: 1 })).reverse();
+  while (pending.length > 0 && entries.length < MAX_OUTLINE_ENTRIES) {
+    const next = pending.pop();
+    if (!next || !isRecord(next.node)) continue;
+    const { node, level } = next;
+    if (typeof node.title === 'string' && node.title.trim()) entries.push({ title: node.title.trim(), level });
+    const items = Array.isArray(node.items) ? (node.items as unknown[]) : [];
+    for (let i = items.length - 1; i >= 0; i--) pending.push({ node: items[i], level: level + 1 });
+  }
+  return entries;
+}
+
 /**
  * The document in page order: runs of pages with text go through the layout analysis together
  * (paragraphs and tables continue across their page breaks), scanned pages come between them.
  */
-function assemble(scans: readonly PageScan[], ocr: OcrOutcome | null): string {
+function assemble(scans: readonly PageScan[], ocr: OcrOutcome | null, outline: readonly OutlineEntry[]): string {
   const blocks: string[] = [];
   let run: PageLines[] = [];
   const flush = () => {
-    if (run.length > 0) blocks.push(pagesToMarkdown(run));
+    if (run.length > 0) blocks.push(pagesToMarkdown(run, outline));
     run = [];
   };
   for (const scan of scans) {
@@ -200,7 +221,7 @@ async function convert(parser: PDFParse, label: string, ocrOptions: OcrOptions |
   if (scans.length === 0) throw new ConversionError(`${label} is a PDF with no pages.`);
   const targets = engine ? ocrTargets(scans) : [];
   const ocr = engine && targets.length > 0 ? await runOcr(parser, engine, targets) : null;
-  const body = assemble(scans, ocr);
+  const body = assemble(scans, ocr, await readOutline(parser));
   const anyText = scans.some((s) => s.chars >= MIN_PAGE_CHARS) || [...(ocr?.pages.values() ?? [])].some(hasText);
   if (!anyText) {
     const reason = engine ? `OCR (Tesseract) found no text in it. ${ocr?.note.replace(/^> /, '') ?? ''}`.trim() : NO_OCR;

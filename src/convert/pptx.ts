@@ -17,11 +17,17 @@ function inline(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/**
+ * What LibreOffice writes into the slide-number, date, header and footer fields of the notes
+ * pages and masters it exports (a .ppt converted through it carries them): field names, not text.
+ */
+const SOFFICE_FIELD = /^<(?:number|date\/time|header|footer|count|slide-name|page)>$/i;
+
 function paragraph(text: string): string {
   return text
     .split(/\r\n|\r|\n|\v/)
     .map((line) => line.trim())
-    .filter((line) => line.length > 0)
+    .filter((line) => line.length > 0 && !SOFFICE_FIELD.test(line))
     .map((line, i) => escapeBlockStart(line, i === 0))
     .join('\n');
 }
