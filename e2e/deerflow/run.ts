@@ -1,11 +1,11 @@
-// `npm run e2e:deerflow [-- --deerflow-dir DIR] [--deerflow-git DIR] [--rebuild] [--only a,b] [--verbose]`
+// `npm run e2e:deerflow [-- --deerflow-dir DIR] [--deerflow-git DIR] [--rebuild] [--only a,b] [--screenshots DIR] [--verbose]`
 // DeerFlow's own web UI, built from bytedance/deer-flow at f1f4af99b, in front of Warren (a real
 // API and worker on a private Redis, a scripted model), behind a proxy that sends /api/* to
 // Warren and the rest to Next.js; headless Chromium walks every page issue #30 lists. A step
 // fails on an uncaught page error, a console error of the app, an /api answer >= 400 the flow
 // did not ask for, or a thing the user should see that never shows. Prints page → pass/fail and
 // exits 1 when any page failed. Everything started is stopped, and temp folders removed, on exit.
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -32,6 +32,7 @@ function options() {
       rebuild: { type: 'boolean', default: false },
       only: { type: 'string' },
       verbose: { type: 'boolean', default: false },
+      screenshots: { type: 'string' },
     },
   });
   const env = process.env;
@@ -42,6 +43,8 @@ function options() {
     rebuild: values.rebuild,
     only: values.only?.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean),
     verbose: values.verbose,
+    /** A folder (kept) for a screenshot of each failed page. */
+    screenshots: values.screenshots ? path.resolve(values.screenshots) : undefined,
   };
 }
 
@@ -97,6 +100,11 @@ async function main(): Promise<number> {
     const observed: Observed = monitor.end(step.expected ?? []);
     const ok = !error && observed.apiFailures.length === 0 && observed.pageErrors.length === 0 && observed.consoleErrors.length === 0;
     results.push({ name: step.name, ok, error, observed, ms: Date.now() - started });
+    if (!ok && opts.screenshots) {
+      mkdirSync(opts.screenshots, { recursive: true });
+      const file = path.join(opts.screenshots, `${String(results.length).padStart(2, '0')}-${step.name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.png`);
+      await page.screenshot({ path: file, fullPage: true }).catch(() => undefined); // a closed page has nothing to show
+    }
     say(`  ${ok ? 'pass' : 'FAIL'}${error ? `: ${error}` : ''}${observed.apiFailures.map((f) => `\n    ${f.method} ${routeOf(f.path)} → ${f.status}`).join('')}`);
   }
   printReport(results);

@@ -34,14 +34,29 @@ async function visible(locator: Locator, what: string, timeout = SHORT): Promise
   return locator.first();
 }
 
-/** Types a message into the chat input and sends it; waits for the streamed answer to finish. */
-async function sendAndAwaitAnswer(page: Page, text: string, answer: RegExp | string = ANSWER_PREFIX): Promise<void> {
+/** The answer the scripted model streams to `text` (see model.ts), complete. */
+export function answerTo(text: string): RegExp {
+  const said = text.slice(0, 80).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`you said "${said}"\\. Here is a streamed reply in several words\\.`);
+}
+
+/** Does `trigger` and waits until the run stream it starts has been read to its end. */
+async function awaitRun(page: Page, trigger: () => Promise<void>): Promise<void> {
+  const stream = page.waitForResponse((r) => r.request().method() === 'POST' && /\/runs\/stream$/.test(new URL(r.url()).pathname), { timeout: ANSWER });
+  await trigger();
+  const answer = await stream.catch(() => {
+    throw new Error(`no run stream started within ${ANSWER / 1000} s`);
+  });
+  if (answer.status() >= 400) throw new Error(`the run stream answered ${answer.status()}`);
+  await answer.finished();
+}
+
+/** Types a message into the chat input and sends it; waits for the streamed answer to finish and show. */
+async function sendAndAwaitAnswer(page: Page, text: string, answer: RegExp | string = answerTo(text)): Promise<void> {
   const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
   await input.fill(text);
-  await input.press('Enter');
+  await awaitRun(page, () => input.press('Enter'));
   await visible(page.getByText(answer), `the model's streamed answer (${String(answer)})`, ANSWER);
-  // The stream is over when the input takes a new message again (the stop button is gone).
-  await visible(page.getByPlaceholder(INPUT), 'the chat input after the answer', ANSWER);
 }
 
 function threadIdFrom(page: Page): string {
@@ -128,10 +143,10 @@ export const STEPS: Step[] = [
     async run(page, state) {
       await page.goto(`/workspace/chats/${needThread(state)}`);
       await visible(page.getByText('Hello from the end-to-end walk'), 'the earlier user message');
-      await visible(page.getByText(ANSWER_PREFIX), "the earlier answer");
+      await visible(page.getByText(answerTo('Hello from the end-to-end walk')), 'the earlier answer');
       const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
       if (!(await input.isEnabled())) throw new Error('the input of a reopened chat is disabled');
-      await sendAndAwaitAnswer(page, 'A second message in the reopened chat', /A second message in the reopened chat"/);
+      await sendAndAwaitAnswer(page, 'A second message in the reopened chat');
     },
   },
   {
@@ -156,11 +171,8 @@ export const STEPS: Step[] = [
       await turn.hover();
       const button = turn.getByRole('button', { name: 'Regenerate' });
       await visible(button, 'the Regenerate button');
-      const run = page.waitForRequest((r) => r.method() === 'POST' && /\/runs/.test(r.url()), { timeout: SHORT });
-      await button.click();
-      await run;
+      await awaitRun(page, () => button.click());
       await visible(page.getByText(ANSWER_PREFIX), 'the regenerated answer', ANSWER);
-      await visible(page.getByPlaceholder(INPUT), 'the chat input after the answer', ANSWER);
     },
   },
   {
@@ -235,11 +247,10 @@ export const STEPS: Step[] = [
       const name = `e2e-agent-${Date.now().toString(36)}`;
       await page.goto('/workspace/agents/new');
       await (await visible(page.getByPlaceholder('e.g. code-reviewer'), 'the name field')).fill(name);
-      await page.getByRole('button', { name: 'Continue' }).click();
-      await visible(page.getByText(ANSWER_PREFIX), 'the bootstrap conversation answer', ANSWER);
-      await visible(page.getByPlaceholder(/.+/).last(), 'the bootstrap input', ANSWER);
+      await awaitRun(page, () => page.getByRole('button', { name: 'Continue' }).click());
+      await visible(page.getByText(/several words\./), 'the bootstrap conversation answer', ANSWER);
       await page.getByRole('button', { name: 'More actions' }).click();
-      await page.getByRole('menuitem', { name: 'Save agent' }).click();
+      await awaitRun(page, () => page.getByRole('menuitem', { name: 'Save agent' }).click());
       await visible(page.getByText('Agent created!'), 'the "Agent created!" card', ANSWER);
       state.agentName = name;
     },
