@@ -18,6 +18,8 @@ export interface ApiFailure {
 
 export interface Observed {
   apiFailures: ApiFailure[];
+  /** Failures of routes another issue owns, seen on a page that is not about them. */
+  elsewhere: ApiFailure[];
   pageErrors: string[];
   consoleErrors: string[];
 }
@@ -30,7 +32,7 @@ export function routeOf(pathname: string): string {
 }
 
 export class Monitor {
-  private current: Observed = { apiFailures: [], pageErrors: [], consoleErrors: [] };
+  private current: Observed = { apiFailures: [], elsewhere: [], pageErrors: [], consoleErrors: [] };
   /** Requests still waiting for an answer, streams left out. */
   private readonly inFlight = new Set<Request>();
   private lastActivity = Date.now();
@@ -87,7 +89,7 @@ export class Monitor {
 
   /** Starts a new step's record. */
   begin(): void {
-    this.current = { apiFailures: [], pageErrors: [], consoleErrors: [] };
+    this.current = { apiFailures: [], elsewhere: [], pageErrors: [], consoleErrors: [] };
   }
 
   /**
@@ -102,11 +104,11 @@ export class Monitor {
     }
   }
 
-  /** The step's record, with the answers it expected taken out. */
-  end(expected: readonly ExpectedAnswer[]): Observed {
-    const unexpected = this.current.apiFailures.filter(
-      (f) => !expected.some((e) => (e.method === undefined || e.method === f.method) && e.path.test(f.path) && (e.status === undefined || e.status === f.status)),
-    );
-    return { ...this.current, apiFailures: unexpected };
+  /** The step's record, with the answers it expected taken out and `apart` ones set aside. */
+  end(expected: readonly ExpectedAnswer[], apart: readonly ExpectedAnswer[] = []): Observed {
+    const matches = (f: ApiFailure, list: readonly ExpectedAnswer[]) =>
+      list.some((e) => (e.method === undefined || e.method === f.method) && e.path.test(f.path) && (e.status === undefined || e.status === f.status));
+    const unexpected = this.current.apiFailures.filter((f) => !matches(f, expected));
+    return { ...this.current, apiFailures: unexpected.filter((f) => !matches(f, apart)), elsewhere: unexpected.filter((f) => matches(f, apart)) };
   }
 }

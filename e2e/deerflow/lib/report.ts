@@ -40,6 +40,14 @@ export function printReport(results: StepResult[]): void {
       out.push(`- \`${key}\` (${[...pages].join(', ')})${detail ? `: ${detail}` : ''}`);
     }
   }
+  const elsewhere = new Map<string, number>();
+  for (const r of results) {
+    for (const key of new Set(r.observed.elsewhere.map((f) => `${f.method} ${routeOf(f.path)} → ${f.status || 'no answer'}`))) elsewhere.set(key, (elsewhere.get(key) ?? 0) + 1);
+  }
+  if (elsewhere.size > 0) {
+    out.push('', "Issue #31's routes, asked for by pages not about them (reported, not failing those pages):", '');
+    for (const [key, pages] of elsewhere) out.push(`- \`${key}\` (${pages} pages)`);
+  }
   const passed = results.filter((r) => r.ok).length;
   out.push('', `${passed}/${results.length} pages pass.`, '');
   process.stdout.write(out.join('\n'));
