@@ -7,6 +7,8 @@ export const ARTIFACT_PATH = '/mnt/user-data/outputs/e2e-report.md';
 /** A user message containing this makes the agent write and present a file. */
 export const ARTIFACT_WORD = 'artifact';
 export const ANSWER_PREFIX = 'Warren answers:';
+/** The answer to every side call that is not a title, suggestions or memory: input polish. */
+export const POLISHED_TEXT = 'A polished, concise text.';
 
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
@@ -28,7 +30,7 @@ function replyTo(request: ChatRequest): ScriptedReply {
     if (/write a title/i.test(system)) return { content: 'E2E conversation' };
     if (/JSON array of strings/i.test(system)) return { content: '["Tell me more", "Show an example"]' };
     if (/long-term memory/i.test(system)) return { content: '{"user": {}, "history": {}, "facts": []}' };
-    return { content: 'A polished, concise text.' };
+    return { content: POLISHED_TEXT };
   }
   const { user, after } = turnOf(request);
   const toolsCalled = after.filter((m) => m.role === 'tool').length;

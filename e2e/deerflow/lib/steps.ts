@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { ANSWER_PREFIX, ARTIFACT_WORD } from './model.ts';
+import { ANSWER_PREFIX, ARTIFACT_WORD, POLISHED_TEXT } from './model.ts';
 import type { ExpectedAnswer } from './monitor.ts';
 
 export interface WalkState {
@@ -55,6 +55,7 @@ export function answerTo(text: string): RegExp {
 /** Does `trigger` and waits until the run stream it starts has been read to its end. */
 async function awaitRun(page: Page, trigger: () => Promise<void>): Promise<void> {
   const stream = page.waitForResponse((r) => r.request().method() === 'POST' && /\/runs\/stream$/.test(new URL(r.url()).pathname), { timeout: ANSWER });
+  stream.catch(() => undefined); // when `trigger` throws, nobody waits for the stream any more
   await trigger();
   const answer = await stream.catch(() => {
     throw new Error(`no run stream started within ${ANSWER / 1000} s`);
@@ -69,6 +70,19 @@ async function sendAndAwaitAnswer(page: Page, text: string, answer: RegExp | str
   await input.fill(text);
   await awaitRun(page, () => input.press('Enter'));
   await visible(page.getByText(answer), `the model's streamed answer (${String(answer)})`, ANSWER);
+}
+
+/** Sends a composer command (`/goal …`, `/compact`) and checks the answer to the request it makes. */
+async function slashCommand(page: Page, text: string, method: string, path: RegExp): Promise<void> {
+  const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
+  await input.fill(text);
+  const request = page.waitForResponse((r) => r.request().method() === method && path.test(new URL(r.url()).pathname), { timeout: ANSWER });
+  // The Submit button, not Enter: with the slash menu open, Enter picks the highlighted command.
+  await page.getByRole('button', { name: 'Submit' }).last().click();
+  const answer = await request.catch(() => {
+    throw new Error(`${text}: no ${method} ${String(path)} was sent`);
+  });
+  if (answer.status() >= 400) throw new Error(`${text}: ${method} answered ${answer.status()}`);
 }
 
 function threadIdFrom(page: Page): string {
@@ -199,6 +213,42 @@ export const STEPS: Step[] = [
       await visible(button, 'the Branch conversation button');
       await button.click();
       await visible(page.getByText('Conversation branch created'), 'the "branch created" notice');
+    },
+  },
+  {
+    name: 'Goal (/goal)',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      // A goal that is set starts a run towards it.
+      await awaitRun(page, () => slashCommand(page, '/goal Finish the walk', 'PUT', /\/goal$/));
+      await visible(page.getByText('Goal set.'), 'the "Goal set." notice');
+      await slashCommand(page, '/goal clear', 'DELETE', /\/goal$/);
+      await visible(page.getByText('Goal cleared.'), 'the "Goal cleared." notice');
+    },
+  },
+  {
+    name: 'Compact (/compact)',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      await slashCommand(page, '/compact', 'POST', /\/compact$/);
+      await visible(page.getByText(/Earlier context compacted|does not need compaction yet/), 'the compaction notice');
+    },
+  },
+  {
+    name: 'Input polish',
+    async run(page) {
+      await page.goto('/workspace/chats/new');
+      const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
+      await input.fill('make this text more better please');
+      const polished = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/input-polish', { timeout: ANSWER });
+      await page.getByTestId('polish-input-button').click();
+      const answer = await polished;
+      if (answer.status() >= 400) throw new Error(`input polish answered ${answer.status()}`);
+      const until = Date.now() + SHORT;
+      while ((await input.inputValue()) !== POLISHED_TEXT) {
+        if (Date.now() > until) throw new Error(`the polished text never replaced the draft (the input holds "${await input.inputValue()}")`);
+        await page.waitForTimeout(100);
+      }
     },
   },
   {
