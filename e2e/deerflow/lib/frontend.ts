@@ -30,21 +30,23 @@ export function ensureSource(dir: string, localGit: string | undefined): string 
     return frontend;
   }
   mkdirSync(dir, { recursive: true });
+  let gitDir: string;
+  let fetched: string | undefined;
   if (localGit && existsSync(localGit) && holdsCommit(localGit)) {
+    gitDir = localGit;
     say(`DeerFlow source: git archive ${DEERFLOW_COMMIT.slice(0, 9)} from ${localGit} into ${dir}`);
-    const tar = execFileSync('git', ['--git-dir', localGit, 'archive', '--format=tar', DEERFLOW_COMMIT, 'frontend'], { maxBuffer: 1 << 30 });
-    const extract = spawnSync('tar', ['-x', '-C', dir], { input: tar, stdio: ['pipe', 'inherit', 'inherit'] });
-    if (extract.status !== 0) throw new Error(`tar -x into ${dir} failed`);
   } else {
-    const clone = path.join(dir, 'repo');
-    say(`DeerFlow source: fetching ${DEERFLOW_REPO} at ${DEERFLOW_COMMIT.slice(0, 9)} into ${clone}`);
-    rmSync(clone, { recursive: true, force: true });
-    run('git', ['init', '--quiet', clone]);
-    run('git', ['-C', clone, 'fetch', '--depth', '1', '--filter=blob:none', DEERFLOW_REPO, DEERFLOW_COMMIT]);
-    run('git', ['-C', clone, 'checkout', '--quiet', 'FETCH_HEAD', '--', 'frontend']);
-    run('cp', ['-R', path.join(clone, 'frontend'), frontend]);
-    rmSync(clone, { recursive: true, force: true });
+    fetched = path.join(dir, 'repo.git');
+    say(`DeerFlow source: fetching ${DEERFLOW_REPO} at ${DEERFLOW_COMMIT.slice(0, 9)} into ${dir}`);
+    rmSync(fetched, { recursive: true, force: true });
+    run('git', ['init', '--quiet', '--bare', fetched]);
+    run('git', ['--git-dir', fetched, 'fetch', '--quiet', '--depth', '1', DEERFLOW_REPO, DEERFLOW_COMMIT]);
+    gitDir = fetched;
   }
+  const tar = execFileSync('git', ['--git-dir', gitDir, 'archive', '--format=tar', DEERFLOW_COMMIT, 'frontend'], { maxBuffer: 1 << 30 });
+  const extract = spawnSync('tar', ['-x', '-C', dir], { input: tar, stdio: ['pipe', 'inherit', 'inherit'] });
+  if (extract.status !== 0) throw new Error(`tar -x into ${dir} failed`);
+  if (fetched) rmSync(fetched, { recursive: true, force: true });
   if (!existsSync(path.join(frontend, 'package.json'))) throw new Error(`no frontend/package.json under ${dir} after fetching DeerFlow`);
   return frontend;
 }
