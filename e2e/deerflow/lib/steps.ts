@@ -1,6 +1,8 @@
 // The pages of DeerFlow's UI (f1f4af99b) that issue #30 lists, walked as a user would. Each step
 // does what the page is for and checks what the user should see; the monitor judges its
-// requests. Selectors are the UI's visible texts and labels (its en-US locale).
+// requests. Selectors are the UI's visible texts and labels (its en-US locale). Run feedback has
+// no step: at this commit no caller passes MessageListItem its `feedback`, so the thumbs never
+// show, and the UI offers no way to send it.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -174,20 +176,6 @@ export const STEPS: Step[] = [
       const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
       if (!(await input.isEnabled())) throw new Error('the input of a reopened chat is disabled');
       await sendAndAwaitAnswer(page, 'A second message in the reopened chat');
-    },
-  },
-  {
-    name: 'Feedback (thumbs up)',
-    async run(page, state) {
-      await page.goto(`/workspace/chats/${needThread(state)}`);
-      const turn = await visible(page.locator('[data-assistant-turn]').last(), 'an answer');
-      await turn.hover();
-      const up = turn.locator('button:has(svg.lucide-thumbs-up)');
-      if ((await up.count()) === 0) throw new Error('no feedback buttons under the answer (the UI shows them when the messages page carries feedback)');
-      const saved = page.waitForResponse((r) => /\/feedback/.test(r.url()) && r.request().method() !== 'GET', { timeout: SHORT });
-      await up.first().click();
-      const answer = await saved;
-      if (answer.status() >= 400) throw new Error(`feedback answered ${answer.status()}`);
     },
   },
   {
