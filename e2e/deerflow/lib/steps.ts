@@ -191,6 +191,20 @@ export const STEPS: Step[] = [
     },
   },
   {
+    name: 'Edit and rerun',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      const question = await visible(page.getByText('A second message in the reopened chat', { exact: true }), 'the latest user message');
+      await question.hover();
+      await (await visible(page.getByRole('button', { name: 'Edit and rerun' }), 'the Edit and rerun button')).click();
+      // The editor opens in place of the message, above the composer: the page's first textarea.
+      const editor = await visible(page.locator('textarea').first(), 'the message editor');
+      await editor.fill('An edited question');
+      await awaitRun(page, () => page.getByRole('button', { name: 'Update and rerun' }).click());
+      await visible(page.getByText(answerTo('An edited question')), 'the answer to the edited question', ANSWER);
+    },
+  },
+  {
     name: 'Branch conversation',
     async run(page, state) {
       const threadId = needThread(state);
