@@ -1,0 +1,351 @@
+// The pages of DeerFlow's UI (f1f4af99b) that issue #30 lists, walked as a user would. Each step
+// does what the page is for and checks what the user should see; the monitor judges its
+// requests. Selectors are the UI's visible texts and labels (its en-US locale). Run feedback has
+// no step: at this commit no caller passes MessageListItem its `feedback`, so the thumbs never
+// show, and the UI offers no way to send it.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Locator, Page } from 'playwright-core';
+import { ANSWER_PREFIX, ARTIFACT_WORD, POLISHED_TEXT } from './model.ts';
+import type { ExpectedAnswer } from './monitor.ts';
+
+export interface WalkState {
+  /** Folder for files the walk uploads (removed with the run). */
+  scratch: string;
+  threadId?: string;
+  agentName?: string;
+}
+
+export interface Step {
+  name: string;
+  /** Answers of 400 or more this flow asks for on purpose. */
+  expected?: ExpectedAnswer[];
+  /** The page is about #31's routes: their failures fail it. */
+  ownsIssue31?: boolean;
+  run(page: Page, state: WalkState): Promise<void>;
+}
+
+/**
+ * Issue #31's routes (channels connected from the UI, integrations): the sidebar's Channels
+ * block asks for them on every workspace page. They fail the Settings pages about them; on
+ * other pages they are reported apart, so each page is judged on its own flow.
+ */
+export const ISSUE31_ROUTES: ExpectedAnswer[] = [
+  { method: 'GET', path: /^\/api\/channels\/(providers|connections)$/ },
+  { path: /^\/api\/integrations\// },
+];
+
+const INPUT = /how can i assist you/i;
+const SHORT = 15_000;
+const ANSWER = 45_000;
+
+async function visible(locator: Locator, what: string, timeout = SHORT): Promise<Locator> {
+  try {
+    await locator.first().waitFor({ state: 'visible', timeout });
+  } catch {
+    throw new Error(`not shown within ${timeout / 1000} s: ${what}`);
+  }
+  return locator.first();
+}
+
+/** The answer the scripted model streams to `text` (see model.ts), complete. */
+export function answerTo(text: string): RegExp {
+  const said = text.slice(0, 80).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`you said "${said}"\\. Here is a streamed reply in several words\\.`);
+}
+
+/** Does `trigger` and waits until the run stream it starts has been read to its end. */
+async function awaitRun(page: Page, trigger: () => Promise<void>): Promise<void> {
+  const stream = page.waitForResponse((r) => r.request().method() === 'POST' && /\/runs\/stream$/.test(new URL(r.url()).pathname), { timeout: ANSWER });
+  stream.catch(() => undefined); // when `trigger` throws, nobody waits for the stream any more
+  await trigger();
+  const answer = await stream.catch(() => {
+    throw new Error(`no run stream started within ${ANSWER / 1000} s`);
+  });
+  if (answer.status() >= 400) throw new Error(`the run stream answered ${answer.status()}`);
+  await answer.finished();
+}
+
+/** Types a message into the chat input and sends it; waits for the streamed answer to finish and show. */
+async function sendAndAwaitAnswer(page: Page, text: string, answer: RegExp | string = answerTo(text)): Promise<void> {
+  const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
+  await input.fill(text);
+  await awaitRun(page, () => input.press('Enter'));
+  await visible(page.getByText(answer), `the model's streamed answer (${String(answer)})`, ANSWER);
+}
+
+/** Sends a composer command (`/goal …`, `/compact`) and checks the answer to the request it makes. */
+async function slashCommand(page: Page, text: string, method: string, path: RegExp): Promise<void> {
+  const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
+  await input.fill(text);
+  const request = page.waitForResponse((r) => r.request().method() === method && path.test(new URL(r.url()).pathname), { timeout: ANSWER });
+  // The Submit button, not Enter: with the slash menu open, Enter picks the highlighted command.
+  await page.getByRole('button', { name: 'Submit' }).last().click();
+  const answer = await request.catch(() => {
+    throw new Error(`${text}: no ${method} ${String(path)} was sent`);
+  });
+  if (answer.status() >= 400) throw new Error(`${text}: ${method} answered ${answer.status()}`);
+}
+
+function threadIdFrom(page: Page): string {
+  const match = /\/chats\/([0-9a-f-]{36})/.exec(page.url());
+  if (!match?.[1]) throw new Error(`no thread id in the address after sending (${page.url()})`);
+  return match[1];
+}
+
+async function waitForThreadUrl(page: Page): Promise<string> {
+  await page.waitForURL(/\/chats\/[0-9a-f-]{36}/, { timeout: ANSWER }).catch(() => {
+    throw new Error(`the address never became /chats/<thread id> (${page.url()})`);
+  });
+  return threadIdFrom(page);
+}
+
+function needThread(state: WalkState): string {
+  if (!state.threadId) throw new Error('no chat to work on (the new-chat step failed)');
+  return state.threadId;
+}
+
+/** The sidebar's entry for a thread, with its "More" menu opened. */
+async function openThreadMenu(page: Page, threadId: string): Promise<void> {
+  const item = page.locator("[data-sidebar='menu-item']").filter({ has: page.locator(`a[href$='/chats/${threadId}']`) });
+  await visible(item, 'the chat in the sidebar list');
+  await item.first().hover();
+  await item.first().getByRole('button', { name: 'More' }).click();
+}
+
+const settingsSections = ['appearance', 'notification', 'account', 'channels', 'integrations', 'memory', 'tools', 'skills', 'about'] as const;
+
+function settingsStep(section: (typeof settingsSections)[number]): Step {
+  const title = section[0]?.toUpperCase() + section.slice(1);
+  return {
+    name: `Settings › ${title}`,
+    ownsIssue31: section === 'channels' || section === 'integrations',
+    async run(page) {
+      await page.goto(`/workspace/chats/new?settings=${section}`);
+      const dialog = await visible(page.getByRole('dialog'), 'the settings dialog');
+      await visible(dialog.getByRole('button', { name: title }), `the ${title} section`);
+      // Loading placeholders must give way to the page's content.
+      await dialog.getByText(/^Loading/).first().waitFor({ state: 'hidden', timeout: SHORT }).catch(() => {
+        throw new Error(`the ${title} page still says "Loading…" after ${SHORT / 1000} s`);
+      });
+    },
+  };
+}
+
+export const STEPS: Step[] = [
+  {
+    name: 'Landing page',
+    async run(page) {
+      await page.goto('/');
+      await visible(page.locator('main'), "the landing page's content");
+    },
+  },
+  {
+    name: 'New chat: send, streamed answer',
+    async run(page, state) {
+      await page.goto('/workspace/chats/new');
+      await sendAndAwaitAnswer(page, 'Hello from the end-to-end walk');
+      state.threadId = await waitForThreadUrl(page);
+    },
+  },
+  {
+    name: 'Models (model picker)',
+    async run(page) {
+      const models = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/models', { timeout: SHORT });
+      await page.goto('/workspace/chats/new');
+      const answer = await models;
+      const body = (await answer.json()) as { models?: { name?: string }[] };
+      if (!body.models?.some((m) => m.name === 'scripted')) throw new Error(`/api/models does not list the configured model: ${JSON.stringify(body).slice(0, 200)}`);
+      await visible(page.getByText('Scripted model'), 'the configured model in the input box');
+    },
+  },
+  {
+    name: 'Chats list',
+    async run(page, state) {
+      const threadId = needThread(state);
+      await page.goto('/workspace/chats');
+      await visible(page.locator(`a[href$='/chats/${threadId}']`), 'the new chat in the list');
+    },
+  },
+  {
+    name: 'Reopen chat (history)',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      await visible(page.getByText('Hello from the end-to-end walk'), 'the earlier user message');
+      await visible(page.getByText(answerTo('Hello from the end-to-end walk')), 'the earlier answer');
+      const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
+      if (!(await input.isEnabled())) throw new Error('the input of a reopened chat is disabled');
+      await sendAndAwaitAnswer(page, 'A second message in the reopened chat');
+    },
+  },
+  {
+    name: 'Regenerate',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      const turn = await visible(page.locator('[data-assistant-turn]').last(), 'an answer');
+      await turn.hover();
+      const button = turn.getByRole('button', { name: 'Regenerate' });
+      await visible(button, 'the Regenerate button');
+      await awaitRun(page, () => button.click());
+      await visible(page.getByText(ANSWER_PREFIX), 'the regenerated answer', ANSWER);
+    },
+  },
+  {
+    name: 'Edit and rerun',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      const question = await visible(page.getByText('A second message in the reopened chat', { exact: true }), 'the latest user message');
+      await question.hover();
+      await (await visible(page.getByRole('button', { name: 'Edit and rerun' }), 'the Edit and rerun button')).click();
+      // The editor opens in place of the message, above the composer: the page's first textarea.
+      const editor = await visible(page.locator('textarea').first(), 'the message editor');
+      await editor.fill('An edited question');
+      await awaitRun(page, () => page.getByRole('button', { name: 'Update and rerun' }).click());
+      await visible(page.getByText(answerTo('An edited question')), 'the answer to the edited question', ANSWER);
+    },
+  },
+  {
+    name: 'Branch conversation',
+    async run(page, state) {
+      const threadId = needThread(state);
+      await page.goto(`/workspace/chats/${threadId}`);
+      const turn = await visible(page.locator('[data-assistant-turn]').first(), 'an answer');
+      await turn.hover();
+      const button = turn.getByRole('button', { name: /branch conversation/i });
+      await visible(button, 'the Branch conversation button');
+      await button.click();
+      await visible(page.getByText('Conversation branch created'), 'the "branch created" notice');
+    },
+  },
+  {
+    name: 'Goal (/goal)',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      // A goal that is set starts a run towards it.
+      await awaitRun(page, () => slashCommand(page, '/goal Finish the walk', 'PUT', /\/goal$/));
+      await visible(page.getByText('Goal set.'), 'the "Goal set." notice');
+      await slashCommand(page, '/goal clear', 'DELETE', /\/goal$/);
+      await visible(page.getByText('Goal cleared.'), 'the "Goal cleared." notice');
+    },
+  },
+  {
+    name: 'Compact (/compact)',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      await slashCommand(page, '/compact', 'POST', /\/compact$/);
+      await visible(page.getByText(/Earlier context compacted|does not need compaction yet/), 'the compaction notice');
+    },
+  },
+  {
+    name: 'Input polish',
+    async run(page) {
+      await page.goto('/workspace/chats/new');
+      const input = await visible(page.getByPlaceholder(INPUT), 'the chat input');
+      await input.fill('make this text more better please');
+      const polished = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/input-polish', { timeout: ANSWER });
+      await page.getByTestId('polish-input-button').click();
+      const answer = await polished;
+      if (answer.status() >= 400) throw new Error(`input polish answered ${answer.status()}`);
+      const until = Date.now() + SHORT;
+      while ((await input.inputValue()) !== POLISHED_TEXT) {
+        if (Date.now() > until) throw new Error(`the polished text never replaced the draft (the input holds "${await input.inputValue()}")`);
+        await page.waitForTimeout(100);
+      }
+    },
+  },
+  {
+    name: 'Uploads and artifacts',
+    async run(page, state) {
+      const file = path.join(state.scratch, 'e2e-notes.txt');
+      writeFileSync(file, 'Notes uploaded by the end-to-end walk.\n');
+      await page.goto('/workspace/chats/new');
+      await visible(page.getByPlaceholder(INPUT), 'the chat input');
+      await page.locator('input[type="file"]').first().setInputFiles(file);
+      await visible(page.getByText('e2e-notes.txt'), 'the attached file in the input box');
+      await sendAndAwaitAnswer(page, `Read my notes and write an ${ARTIFACT_WORD} report`, 'The report is ready.');
+      await visible(page.getByText('e2e-notes.txt'), 'the uploaded file on the sent message');
+      const card = await visible(page.getByText('e2e-report.md'), 'the presented file');
+      await card.click();
+      await visible(page.getByText('Written by the scripted model.'), "the artifact's content in the artifact panel");
+    },
+  },
+  {
+    name: 'Rename chat',
+    async run(page, state) {
+      const threadId = needThread(state);
+      await page.goto('/workspace/chats/new');
+      await openThreadMenu(page, threadId);
+      await page.getByRole('menuitem', { name: 'Rename' }).click();
+      const dialog = await visible(page.getByRole('dialog'), 'the rename dialog');
+      await dialog.getByPlaceholder('Rename').fill('Renamed by the walk');
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await visible(page.locator("[data-sidebar='menu-item']").getByText('Renamed by the walk'), 'the new name in the sidebar');
+    },
+  },
+  {
+    name: 'Delete chat',
+    async run(page, state) {
+      const threadId = needThread(state);
+      await page.goto('/workspace/chats/new');
+      await openThreadMenu(page, threadId);
+      const deleted = page.waitForResponse((r) => r.request().method() === 'DELETE' && r.url().includes(threadId), { timeout: SHORT });
+      await page.getByRole('menuitem', { name: 'Delete' }).click();
+      const answer = await deleted;
+      if (answer.status() >= 400) throw new Error(`delete answered ${answer.status()}`);
+      await page.locator(`a[href$='/chats/${threadId}']`).waitFor({ state: 'detached', timeout: SHORT });
+      state.threadId = undefined;
+    },
+  },
+  ...settingsSections.map(settingsStep),
+  {
+    name: 'Agents gallery',
+    async run(page) {
+      await page.goto('/workspace/agents');
+      await visible(page.getByRole('link', { name: /new agent|create/i }).or(page.getByRole('button', { name: /new agent|create/i })), 'the create-agent action');
+    },
+  },
+  {
+    name: 'Create agent (bootstrap)',
+    // Before it exists, the page asks for the agent and is told 404.
+    expected: [{ method: 'GET', path: /^\/api\/agents\/e2e-agent-[a-z0-9-]+$/, status: 404 }],
+    async run(page, state) {
+      const name = `e2e-agent-${Date.now().toString(36)}`;
+      await page.goto('/workspace/agents/new');
+      await (await visible(page.getByPlaceholder('e.g. code-reviewer'), 'the name field')).fill(name);
+      await awaitRun(page, () => page.getByRole('button', { name: 'Continue' }).click());
+      await visible(page.getByText(/several words\./), 'the bootstrap conversation answer', ANSWER);
+      await page.getByRole('button', { name: 'More actions' }).click();
+      await awaitRun(page, () => page.getByRole('menuitem', { name: 'Save agent' }).click());
+      await visible(page.getByText('Agent created!'), 'the "Agent created!" card', ANSWER);
+      state.agentName = name;
+    },
+  },
+  {
+    name: 'Agent chat',
+    async run(page, state) {
+      if (!state.agentName) throw new Error('no agent to chat with (the create-agent step failed)');
+      await page.goto(`/workspace/agents/${state.agentName}/chats/new`);
+      await sendAndAwaitAnswer(page, 'Hello agent');
+      await waitForThreadUrl(page);
+    },
+  },
+  {
+    name: 'Scheduled tasks',
+    async run(page) {
+      await page.goto('/workspace/scheduled-tasks');
+      const form = await visible(page.getByTestId('scheduled-task-create-form'), 'the create form');
+      await form.getByPlaceholder('Task title').fill('E2E task');
+      await form.getByPlaceholder('Prompt').fill('Say hello');
+      await form.getByRole('button', { name: 'Create' }).click();
+      await visible(page.getByTestId('scheduled-task-list').getByText('E2E task'), 'the new task in the list');
+      await page.getByTestId('scheduled-task-list').getByText('E2E task').first().click();
+      const detail = await visible(page.getByTestId('scheduled-task-detail'), 'the task detail');
+      await detail.getByRole('button', { name: 'Pause' }).click();
+      await visible(detail.getByRole('button', { name: 'Resume' }), 'Resume after Pause');
+      await detail.getByRole('button', { name: 'Resume' }).click();
+      await visible(detail.getByRole('button', { name: 'Pause' }), 'Pause after Resume');
+      await detail.getByRole('button', { name: 'Trigger now' }).click();
+      await visible(page.getByTestId('scheduled-task-runs').getByText(/[1-9]\d* runs?/), 'the triggered run', ANSWER);
+    },
+  },
+];
