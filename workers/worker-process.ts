@@ -186,6 +186,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       checkpoints: {
         saverFor: (fence, forkFrom) => checkpointer.forRun(fence, forkFrom),
         latestId: (threadId) => checkpointer.latestId(threadId),
+        messageCountAt: (threadId, checkpointId) => checkpointer.messageCountAt(threadId, checkpointId),
         rollBack: (fence, checkpointId) => checkpointer.rollBack(fence, checkpointId),
         deleteThread: (threadId) => checkpointer.deleteThread(threadId),
       },

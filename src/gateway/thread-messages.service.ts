@@ -15,16 +15,17 @@
 // state update that removes messages (RemoveMessage) shifts every later position.
 //
 // Which run added a message: a run records `checkpoint_before`, the thread's head when it first
-// started, and a run's messages are the ones after that head's. So each started run claims the
-// positions after the count at its `checkpoint_before`, up to where the next run starts. This is
+// started, with `messages_before`, the count of messages where its own begin (at the checkpoint
+// it forks from, a regenerate's, else at that head). So each started run claims the positions
+// after that count, up to where the next run starts. This is
 // exact as long as one run at a time writes the thread's main line (Warren's multitask strategies
 // guarantee it); a message that a state update added between two runs is counted to the earlier
 // one. The run's Redis stream is not used: it expires `stream_retention_seconds` after the run
 // ends, while its checkpoints stay for as long as the thread does, so only the checkpoints answer
 // the same an hour later.
 //
-// Cost: one checkpoint read per started run of the thread and the head's state, per request.
-import type { Checkpoint } from '@langchain/langgraph-checkpoint';
+// Cost: the thread's run records and the head's state, per request; a record from before
+// `messages_before` was kept costs one checkpoint read more.
 import type { StateService } from '../runtime/state.service.js';
 import type { RedisCheckpointSaver } from '../store/checkpointer.js';
 import type { StoredRun } from '../store/records.js';
@@ -47,7 +48,7 @@ import type {
 export interface ThreadMessagesDeps {
   state: Pick<StateService, 'get'>;
   runs: Pick<RunStore, 'list' | 'get'>;
-  checkpointer: Pick<RedisCheckpointSaver, 'getTuple'>;
+  checkpointer: Pick<RedisCheckpointSaver, 'messageCountAt'>;
 }
 
 const EVENT_TYPES: Readonly<Record<string, MessageEventType>> = {
@@ -95,14 +96,6 @@ const EMPTY_WORKSPACE_CHANGES: WorkspaceChanges = {
 };
 
 export function createThreadMessagesService(deps: ThreadMessagesDeps) {
-  /** How many messages the thread had at a root checkpoint; null when that checkpoint is gone. */
-  const countAt = async (threadId: string, checkpointId: string): Promise<number | null> => {
-    const tuple = await deps.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
-    if (!tuple) return null;
-    const messages: unknown = (tuple.checkpoint as Checkpoint).channel_values.messages;
-    return Array.isArray(messages) ? messages.length : 0;
-  };
-
   const allRuns = async (threadId: string): Promise<StoredRun[]> => {
     const out: StoredRun[] = [];
     for (let offset = 0; ; offset += RUNS_BATCH) {
@@ -117,8 +110,9 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
     const started = (await allRuns(threadId)).filter((run) => run.checkpoint_before !== undefined);
     const spans = await Promise.all(
       started.map(async (run): Promise<RunSpan | null> => {
+        if (run.messages_before !== undefined) return { run, after: run.messages_before };
         const before = run.checkpoint_before ?? null;
-        const after = before === null ? 0 : await countAt(threadId, before);
+        const after = before === null ? 0 : await deps.checkpointer.messageCountAt(threadId, before);
         return after === null ? null : { run, after };
       }),
     );

@@ -11,7 +11,7 @@ import type { StateService } from './state.service.js';
 import type { ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from './threads.schemas.js';
 
 export interface ThreadsServiceDeps {
-  stores: Pick<Stores, 'threads' | 'runs' | 'checkpointer'>;
+  stores: Pick<Stores, 'threads' | 'runs' | 'checkpointer' | 'feedback' | 'goals'>;
   cancelSignals: CancelSignals;
   state: Pick<StateService, 'bulkUpdate'>;
   /** Deletes the thread's crons (and their schedulers) with the thread. */
@@ -28,7 +28,7 @@ function refuseTtl(ttl: unknown): void {
 }
 
 export function createThreadsService(deps: ThreadsServiceDeps) {
-  const { threads, runs, checkpointer } = deps.stores;
+  const { threads, runs, checkpointer, feedback, goals } = deps.stores;
 
   async function remove(threadId: string): Promise<void> {
     await threads.require(threadId);
@@ -39,6 +39,9 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     await threads.remove(threadId);
     await runs.removeAll(threadId);
     await checkpointer.deleteThread(threadId);
+    // DeerFlow's notes on the thread (its runs' feedback, its goal) go with it.
+    await feedback.removeThread(threadId);
+    await goals.remove(threadId);
   }
 
   /** What a search or count of `identity` adds: their own index, and the custom handlers' filter. */

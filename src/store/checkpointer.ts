@@ -344,6 +344,14 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
     }
   }
 
+  /** How many messages the thread had at one of its root checkpoints; null when that checkpoint is gone. */
+  async messageCountAt(threadId: string, checkpointId: string): Promise<number | null> {
+    const tuple = await this.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
+    if (!tuple) return null;
+    const messages: unknown = tuple.checkpoint.channel_values.messages;
+    return Array.isArray(messages) ? messages.length : 0;
+  }
+
   /** Id of the thread's newest root checkpoint, or null. */
   async latestId(threadId: string): Promise<string | null> {
     const [id] = await this.redis.zrevrangebylex(keys.checkpointIds(threadId, ''), '+', '-', 'LIMIT', 0, 1);

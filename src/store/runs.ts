@@ -60,8 +60,11 @@ export interface RunStore {
   /** Every pending or running run, on any thread (bulk cancel by status). */
   inflightEverywhere(): Promise<StoredRun[]>;
   start(threadId: string, runId: string, maxAttempts: number): Promise<StartRunResult>;
-  /** Records where the run started, once: later calls keep the first value. Returns the kept value. */
-  recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null>;
+  /**
+   * Records where the run started and how many messages its line held there, once: later calls
+   * keep the first values. Returns the kept checkpoint.
+   */
+  recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null, messagesBefore: number): Promise<string | null>;
   /** A graceful hand-back: the attempt is not counted against the limit. */
   handBack(fence: RunFence): Promise<void>;
   /**
@@ -114,12 +117,13 @@ export function runFromHash(hash: Record<string, string>, json: JsonReader): Sto
     cancel: hash.cancel === 'interrupt' || hash.cancel === 'rollback' ? hash.cancel : null,
     temporary: hash.temporary === '1',
     ...(hash.checkpoint_before !== undefined ? { checkpoint_before: hash.checkpoint_before || null } : {}),
+    ...(hash.messages_before !== undefined && /^\d+$/.test(hash.messages_before) ? { messages_before: Number(hash.messages_before) } : {}),
   };
 }
 
 /** The wire shape of a run: internals stay inside. */
 export function publicRun(run: StoredRun): Run {
-  const { attempt: _a, cancel: _c, temporary: _t, checkpoint_before: _cb, ...wire } = run;
+  const { attempt: _a, cancel: _c, temporary: _t, checkpoint_before: _cb, messages_before: _mb, ...wire } = run;
   return wire;
 }
 
@@ -237,7 +241,9 @@ class RedisRunStore implements RunStore {
     }
   }
 
-  async recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null> {
+  async recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null, messagesBefore: number): Promise<string | null> {
+    // The count first: a reader that sees `checkpoint_before` sees the count with it.
+    await this.redis.hsetnx(keys.run(threadId, runId), 'messages_before', String(messagesBefore));
     await this.redis.hsetnx(keys.run(threadId, runId), 'checkpoint_before', checkpointId ?? '');
     return (await this.redis.hget(keys.run(threadId, runId), 'checkpoint_before')) || null;
   }

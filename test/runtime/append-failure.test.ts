@@ -70,6 +70,7 @@ describe('a failed append', () => {
       checkpoints: {
         saverFor: (fence, forkFrom) => stores.checkpointer.forRun(fence, forkFrom),
         latestId: (id) => stores.checkpointer.latestId(id),
+        messageCountAt: (id, checkpointId) => stores.checkpointer.messageCountAt(id, checkpointId),
         rollBack: (fence, checkpointId) => stores.checkpointer.rollBack(fence, checkpointId),
         deleteThread: (id) => stores.checkpointer.deleteThread(id),
       },

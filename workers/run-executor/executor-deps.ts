@@ -18,6 +18,8 @@ export interface RunCheckpoints {
   /** The saver a run writes through: fenced by its attempt, kept on the thread's lineage. */
   saverFor(fence: RunFence, forkFrom: string | null): BaseCheckpointSaver;
   latestId(threadId: string): Promise<string | null>;
+  /** How many messages the thread had at a root checkpoint; null when it is gone. */
+  messageCountAt(threadId: string, checkpointId: string): Promise<number | null>;
   /** Deletes the run's checkpoints newer than `checkpointId` (all of them when null); fenced. */
   rollBack(fence: RunFence, checkpointId: string | null): Promise<void>;
   deleteThread(threadId: string): Promise<void>;

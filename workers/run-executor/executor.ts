@@ -179,6 +179,19 @@ async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<R
   return fence;
 }
 
+/** The checkpoint a run continues from when it names one (a regenerate, a fork); read loosely, as readKwargs checks the record later. */
+function forkPointOf(kwargs: Record<string, unknown>): string | null {
+  const checkpoint = kwargs.checkpoint;
+  if (typeof checkpoint !== 'object' || checkpoint === null) return null;
+  const id = (checkpoint as Record<string, unknown>).checkpoint_id;
+  return typeof id === 'string' && id !== '' ? id : null;
+}
+
+/** How many messages precede the run's own, kept on its record so the history feed reads no checkpoint for it. */
+async function messagesBefore(deps: ExecutorDeps, threadId: string, checkpointId: string | null): Promise<number> {
+  return checkpointId === null ? 0 : ((await deps.checkpoints.messageCountAt(threadId, checkpointId)) ?? 0);
+}
+
 /** Starts a claimed run: reads its record, logs and counts its start, keeps where it started, appends `metadata`. */
 async function startRun(deps: ExecutorDeps, fence: RunFence, log: Logger, tally: RunTally): Promise<ClaimedRun> {
   const { threadId, runId, attempt } = fence;
@@ -191,7 +204,10 @@ async function startRun(deps: ExecutorDeps, fence: RunFence, log: Logger, tally:
   deps.metrics?.runStarted(attempt === 1 ? (started - Date.parse(run.created_at)) / 1000 : null);
 
   const latest = await deps.checkpoints.latestId(threadId);
-  const before = run.checkpoint_before === undefined ? await deps.runs.recordCheckpointBefore(threadId, runId, latest) : run.checkpoint_before;
+  const before =
+    run.checkpoint_before === undefined
+      ? await deps.runs.recordCheckpointBefore(threadId, runId, latest, await messagesBefore(deps, threadId, forkPointOf(run.kwargs) ?? latest))
+      : run.checkpoint_before;
   const resumeFromCheckpoint = latest !== before;
   run.checkpoint_before = before;
 
