@@ -27,6 +27,11 @@ import { createInputPolishService } from './input-polish/input-polish.service.js
 import { createThreadCleanupService } from './gateway/threads.service.js';
 import { createTokenUsageService } from './gateway/token-usage.service.js';
 import { createThreadMessagesService } from './gateway/thread-messages.service.js';
+import { createFeedbackService } from './gateway/feedback.service.js';
+import { createThreadGoalService } from './gateway/thread-goal.service.js';
+import { createThreadBranchesService } from './gateway/thread-branches.service.js';
+import { createRunReplayService } from './gateway/run-replay.service.js';
+import { createThreadCompactService } from './gateway/thread-compact.service.js';
 import { createUploadsService } from './uploads/uploads.service.js';
 import { createChannelsService } from './channels/channels.service.js';
 import { createSlackEventsService } from './channels/slack-events.service.js';
@@ -155,6 +160,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe({ format }, seconds),
   };
   const state = createStateService({ stores, graphs });
+  const history = createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer });
   const gatewayServices: Omit<GatewayServices, 'scheduledTasks'> = {
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
@@ -163,7 +169,12 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     uploadLimits: gatewayDeps.settings.uploads,
     cleanup: createThreadCleanupService(gatewayDeps.files, (threadId) => stores.threads.releaseOwner(threadId)),
     tokenUsage: createTokenUsageService(stores),
-    history: createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer }),
+    history,
+    feedback: createFeedbackService({ feedback: stores.feedback, runs: stores.runs }),
+    goal: createThreadGoalService({ goals: stores.goals, runs: stores.runs, claimThread: recordAccess.claimThread }),
+    branches: createThreadBranchesService({ threads: stores.threads, checkpointer: stores.checkpointer, state, files: gatewayDeps.files }, log),
+    replay: createRunReplayService({ threads: stores.threads, runs: stores.runs, checkpointer: stores.checkpointer, goals: stores.goals, history }),
+    compaction: createThreadCompactService({ state, runs: stores.runs, agents: stores.customAgents, tasks, config: config.summarization }, log),
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks, config: config.suggestions }, log),

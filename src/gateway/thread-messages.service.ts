@@ -175,6 +175,11 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
   };
 
   return {
+    /** The run that added the message, as the feed attributes it; null when none did (or no such message). */
+    async runOfMessage(threadId: string, id: string): Promise<string | null> {
+      return (await rowsOf(threadId)).find((row) => row.content.id === id)?.run_id ?? null;
+    },
+
     /** GET /threads/{id}/messages: a plain list, ascending; DeerFlow's cursors (`after_seq` wins the direction). */
     async list(threadId: string, query: MessagesQuery): Promise<MessageRow[]> {
       const rows = between(await rowsOf(threadId), query.after_seq, query.before_seq);
