@@ -160,7 +160,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     onConversion: (format: string, seconds: number) => metrics.conversionSeconds.observe({ format }, seconds),
   };
   const state = createStateService({ stores, graphs });
-  const history = createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer });
+  const history = createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer, feedback: stores.feedback });
   const gatewayServices: Omit<GatewayServices, 'scheduledTasks'> = {
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),

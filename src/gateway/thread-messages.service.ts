@@ -28,6 +28,8 @@
 // `messages_before` was kept costs one checkpoint read more.
 import type { StateService } from '../runtime/state.service.js';
 import type { RedisCheckpointSaver } from '../store/checkpointer.js';
+import type { Identity } from '../auth/identity.js';
+import type { FeedbackStore } from '../store/feedback.js';
 import type { StoredRun } from '../store/records.js';
 import { TERMINAL_RUN_STATUSES } from '../store/records.js';
 import type { RunStore } from '../store/runs.js';
@@ -47,6 +49,8 @@ import type {
 
 export interface ThreadMessagesDeps {
   state: Pick<StateService, 'get'>;
+  /** Run feedback, shown on each run's last answer as DeerFlow's feeds do. */
+  feedback: Pick<FeedbackStore, 'ofThread'>;
   runs: Pick<RunStore, 'list' | 'get'>;
   checkpointer: Pick<RedisCheckpointSaver, 'messageCountAt'>;
 }
@@ -174,6 +178,20 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
     return rows.filter((row) => row.run_id === runId);
   };
 
+  /** DeerFlow's `feedback` on each row: the caller's latest on the run, on the run's last answer in the thread. */
+  const withFeedback = async (threadId: string, all: readonly MessageRow[], picked: readonly MessageRow[], identity: Identity): Promise<MessageRow[]> => {
+    const latest = new Map<string, MessageRow['feedback']>();
+    for (const row of await deps.feedback.ofThread(threadId)) {
+      if (row.user_id === identity.user) latest.set(row.run_id, { feedback_id: row.feedback_id, rating: row.rating, comment: row.comment });
+    }
+    const lastAnswer = new Map<string, number>();
+    for (const row of all) if (row.run_id !== null && row.event_type === 'llm.ai.response') lastAnswer.set(row.run_id, row.seq);
+    return picked.map((row) => ({
+      ...row,
+      feedback: row.run_id !== null && lastAnswer.get(row.run_id) === row.seq ? (latest.get(row.run_id) ?? null) : null,
+    }));
+  };
+
   return {
     /** The run that added the message, as the feed attributes it; null when none did (or no such message). */
     async runOfMessage(threadId: string, id: string): Promise<string | null> {
@@ -181,17 +199,19 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
     },
 
     /** GET /threads/{id}/messages: a plain list, ascending; DeerFlow's cursors (`after_seq` wins the direction). */
-    async list(threadId: string, query: MessagesQuery): Promise<MessageRow[]> {
-      const rows = between(await rowsOf(threadId), query.after_seq, query.before_seq);
+    async list(threadId: string, query: MessagesQuery, identity: Identity): Promise<MessageRow[]> {
+      const all = await rowsOf(threadId);
+      const rows = between(all, query.after_seq, query.before_seq);
       const picked = query.after_seq !== undefined ? rows.slice(0, query.limit) : rows.slice(-query.limit);
-      return picked.map((row) => ({ ...row, feedback: null }));
+      return withFeedback(threadId, all, picked, identity);
     },
 
     /** GET /threads/{id}/messages/page: backwards only, `next_before_seq` is the first row's seq while more remain. */
-    async page(threadId: string, query: MessagesPageQuery): Promise<MessagesPage> {
+    async page(threadId: string, query: MessagesPageQuery, identity: Identity): Promise<MessagesPage> {
       if (query.after_seq !== undefined) throw new MessageCursorUnsupportedError('after_seq is not supported by this backward-only endpoint');
-      const { data, has_more } = lastBefore(await rowsOf(threadId), query.limit, query.before_seq);
-      return { data, has_more, next_before_seq: has_more ? (data[0] as MessageRow).seq : null };
+      const all = await rowsOf(threadId);
+      const { data, has_more } = lastBefore(all, query.limit, query.before_seq);
+      return { data: await withFeedback(threadId, all, data, identity), has_more, next_before_seq: has_more ? (data[0] as MessageRow).seq : null };
     },
 
     /** GET /threads/{id}/runs/{run_id}/messages: with `after_seq` the first `limit` rows, else the last. */
