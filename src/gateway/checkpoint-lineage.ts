@@ -8,7 +8,7 @@ import type { RedisCheckpointSaver } from '../store/checkpointer.js';
 /** How far back a branch or a replay looks for its checkpoint (DeerFlow scans a bounded history too). */
 export const LINEAGE_SCAN_LIMIT = 500;
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export function messageId(message: unknown): string | null {
   const id = isRecord(message) ? message.id : undefined;

@@ -12,6 +12,7 @@ import {
   additionalKwargs,
   checkpointBefore,
   checkpointIdOf,
+  isRecord,
   isVisibleAi,
   isVisibleHuman,
   messageId,
@@ -31,13 +32,15 @@ export interface RunReplayDeps {
   history: Pick<ThreadMessagesService, 'runOfMessage'>;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** The message's `name`, when it has one. */
+const nameOf = (message: unknown): string | undefined =>
+  isRecord(message) && typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
 
 /** The user message as sent again: its text as one part, its id and kwargs kept, the UI's hiding mark dropped. */
 function replayedHuman(message: unknown): Record<string, unknown> {
   const { hide_from_ui: _hidden, ...kwargs } = additionalKwargs(message);
   const id = messageId(message);
-  const name = isRecord(message) && typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
+  const name = nameOf(message);
   return {
     type: 'human',
     content: [{ type: 'text', text: messageText(message) }],
@@ -51,7 +54,7 @@ function replayedHuman(message: unknown): Record<string, unknown> {
 function editedHuman(message: unknown, id: string, text: string): Record<string, unknown> {
   const source = additionalKwargs(message);
   const kwargs = Object.fromEntries(['files', 'referenced_message_contexts'].filter((k) => k in source).map((k) => [k, structuredClone(source[k])]));
-  const name = isRecord(message) && typeof message.name === 'string' && message.name !== '' ? message.name : undefined;
+  const name = nameOf(message);
   return { type: 'human', id, content: [{ type: 'text', text }], additional_kwargs: kwargs, ...(name ? { name } : {}) };
 }
 
