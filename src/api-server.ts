@@ -31,6 +31,11 @@ import { createThreadMessagesService } from './gateway/thread-messages.service.j
 import { createCustomSkillsService } from './skills/custom-skills.service.js';
 import { createDeerFlowThreadsService } from './gateway/deerflow-threads.service.js';
 import { createSkillHistoryStore } from './skills/skills.js';
+import { createFeedbackService } from './gateway/feedback.service.js';
+import { createThreadGoalService } from './gateway/thread-goal.service.js';
+import { createThreadBranchesService } from './gateway/thread-branches.service.js';
+import { createRunReplayService } from './gateway/run-replay.service.js';
+import { createThreadCompactService } from './gateway/thread-compact.service.js';
 import { createUploadsService } from './uploads/uploads.service.js';
 import { createChannelsService } from './channels/channels.service.js';
 import { createSlackEventsService } from './channels/slack-events.service.js';
@@ -170,6 +175,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     graphs,
     assistantConfig: (assistantId) => assistantGraphConfig({ assistants: stores.assistants, graphs, systemDefaults }, assistantId),
   });
+  const history = createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer, feedback: stores.feedback });
   const customSkills = createCustomSkillsService(
     { ...gatewayDeps, history: createSkillHistoryStore(redis.command, (key) => log.warn({ key }, 'damaged custom skill history entry skipped')), lock: locks.customSkills },
     log,
@@ -184,7 +190,12 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     // `threads` is made below (it needs the crons); the gateway's delete is the runtime's.
     cleanup: createThreadCleanupService((threadId) => threads.erase(threadId)),
     tokenUsage: createTokenUsageService(stores),
-    history: createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer }),
+    history,
+    feedback: createFeedbackService({ feedback: stores.feedback, runs: stores.runs }),
+    goal: createThreadGoalService({ goals: stores.goals, runs: stores.runs, claimThread: recordAccess.claimThread }),
+    branches: createThreadBranchesService({ threads: stores.threads, checkpointer: stores.checkpointer, state, files: gatewayDeps.files }, log),
+    replay: createRunReplayService({ threads: stores.threads, runs: stores.runs, checkpointer: stores.checkpointer, goals: stores.goals, history }),
+    compaction: createThreadCompactService({ state, runs: stores.runs, agents: stores.customAgents, tasks, config: config.summarization }, log),
     artifacts: createArtifactsService(gatewayDeps.files),
     agents: createAgentsService({ agents: stores.customAgents, config }),
     suggestions: createSuggestionsService({ tasks, config: config.suggestions }, log),

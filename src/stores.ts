@@ -12,7 +12,9 @@ import { createRunStreams, type RunStreams } from './store/run-stream.js';
 import { createRunStore, type RunStore } from './store/runs.js';
 import { createRunUsageStore, type RunUsageStore } from './store/run-usage.js';
 import { loadScripts } from './store/scripts.js';
-import { ignoreDamaged, warnOncePerKey } from './store/json.js';
+import { ignoreDamaged, jsonReader, warnOncePerKey } from './store/json.js';
+import { createFeedbackStore, type FeedbackStore } from './store/feedback.js';
+import { createGoalStore, type GoalStore } from './store/goals.js';
 import { createItemStore, type ItemStore, type StoreSettings } from './store/store-items.js';
 import { createThreadStore, type ThreadStore } from './store/threads.js';
 
@@ -32,6 +34,10 @@ export interface Stores {
   memoryTurns: MemoryTurnStore;
   crons: CronStore;
   channels: ChannelStore;
+  /** DeerFlow's run feedback, per thread. */
+  feedback: FeedbackStore;
+  /** DeerFlow's thread goals. */
+  goals: GoalStore;
 }
 
 /** No semantic index and no expiry: what config.yaml's `store` defaults to. */
@@ -58,5 +64,7 @@ export function createStores(redis: RedisClient, store: StoreSettings = PLAIN_ST
     memoryTurns: createMemoryTurnStore(redis, scripts, onDamaged),
     crons: createCronStore(redis, scripts, onDamaged),
     channels: createChannelStore(redis, scripts),
+    feedback: createFeedbackStore(redis, jsonReader(onDamaged)),
+    goals: createGoalStore(redis, jsonReader(onDamaged)),
   };
 }

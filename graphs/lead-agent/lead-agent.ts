@@ -18,6 +18,7 @@ import { pickModel, runOptions } from './run-options.js';
 import { LeadAgentState, type LeadAgentStateType } from './state.js';
 import { createLocalSubagentRunner, createTaskTool, type SubagentRunner } from './subagents.js';
 import { summarizeIfNeeded } from './summarize.js';
+import { activeContext, viewOf } from './compaction.js';
 import { listSkillsForPrompt, listUploadsForPrompt } from './thread-context.js';
 import { generateTitle } from './title.js';
 
@@ -96,7 +97,7 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
     const { enabled, trigger_tokens: triggerTokens, keep_messages: keepMessages, model_name: summaryModel } = appConfig.summarization;
     if (enabled) {
       const { model } = await modelFor(appConfig, requireServices(services), config, summaryModel);
-      const summary = await summarizeIfNeeded(model, state.messages, { triggerTokens, keepMessages }, config);
+      const summary = await summarizeIfNeeded(model, activeContext(state.messages, viewOf), { triggerTokens, keepMessages }, config);
       if (summary) update.messages = summary.messages;
     }
     return update;
@@ -127,7 +128,8 @@ export function buildLeadAgent(appConfig: AppConfig, services: GraphServices | u
       bash: run.bash,
       now: new Date(),
     });
-    return { messages: [await modelStep(model, prompt, state.messages, run.tools, config)] };
+    // A compacted thread keeps its old messages for the UI; the model gets the summary and what follows it.
+    return { messages: [await modelStep(model, prompt, activeContext(state.messages, viewOf), run.tools, config)] };
   };
 
   /** Read at every model call: an update that landed mid-run shows in the next call. */

@@ -77,6 +77,7 @@ export const SummarizationConfigSchema = Type.Object({
   /** Keep this many most recent messages verbatim. */
   keep_messages: Type.Integer({ minimum: 0, default: 20 }),
 });
+export type SummarizationConfig = Static<typeof SummarizationConfigSchema>;
 
 /** DeerFlow's memory settings, under its names: what the user is remembered by, and its updates. */
 export const MemoryConfigSchema = Type.Object(

@@ -22,3 +22,17 @@ export const McpTaskNotFoundError = defineError('WARREN_MCP_TASK_NOT_FOUND', 404
 export const BrowserDisabledError = defineError('WARREN_BROWSER_DISABLED', 404);
 /** POST /api/webhooks/github: Warren takes no GitHub deliveries, and DeerFlow mounts no route without a secret. */
 export const GithubWebhooksDisabledError = defineError('WARREN_GITHUB_WEBHOOKS_DISABLED', 404);
+/** Run feedback with a rating other than +1 or -1 (DeerFlow's 400). */
+export const FeedbackRatingInvalidError = defineError('WARREN_FEEDBACK_RATING_INVALID', 400);
+/** No feedback of that id on that run, or none of the caller's on the run. */
+export const FeedbackNotFoundError = defineError('WARREN_FEEDBACK_NOT_FOUND', 404);
+/** A goal objective that is only spaces (DeerFlow's 422). */
+export const GoalObjectiveInvalidError = defineError('WARREN_GOAL_OBJECTIVE_INVALID', 422);
+/** A regenerate, edit-and-rerun or branch that the thread's history does not allow (DeerFlow's 409s, each with its reason). */
+export const ReplayRefusedError = defineError('WARREN_REPLAY_REFUSED', 409);
+/** A regenerate names a message the thread's latest state does not hold, or the thread has no checkpoint yet. */
+export const MessageNotFoundError = defineError('WARREN_MESSAGE_NOT_FOUND', 404);
+/** POST /compact while `summarization.enabled` is off (DeerFlow's 409 "Context compaction is disabled."). */
+export const CompactionDisabledError = defineError('WARREN_COMPACTION_DISABLED', 409);
+/** No worker wrote the summary in time, or the model failed or answered nothing (DeerFlow's 500; the thread is unchanged). */
+export const CompactionFailedError = defineError('WARREN_COMPACTION_FAILED', 503);

@@ -1,5 +1,5 @@
 // The gateway route group, mounted at /api: models, MCP configuration, skills, uploads, thread
-// cleanup and history, artifacts, custom agents, follow-up suggestions, input polish, DeerFlow's feature
+// cleanup, history, feedback, goals, branches, regenerate and compaction, artifacts, custom agents, follow-up suggestions, input polish, DeerFlow's feature
 // flags and thread MCP tasks, memory and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
@@ -38,6 +38,16 @@ import { deerflowThreadRoutes } from './deerflow-threads.routes.js';
 import type { DeerFlowThreadsService } from './deerflow-threads.service.js';
 import { threadMessagesRoutes } from './thread-messages.routes.js';
 import type { ThreadMessagesService } from './thread-messages.service.js';
+import { feedbackRoutes } from './feedback.routes.js';
+import type { FeedbackService } from './feedback.service.js';
+import { threadGoalRoutes } from './thread-goal.routes.js';
+import type { ThreadGoalService } from './thread-goal.service.js';
+import { runReplayRoutes } from './run-replay.routes.js';
+import type { RunReplayService } from './run-replay.service.js';
+import { threadBranchRoutes } from './thread-branches.routes.js';
+import type { ThreadBranchesService } from './thread-branches.service.js';
+import { threadCompactRoutes } from './thread-compact.routes.js';
+import type { ThreadCompactService } from './thread-compact.service.js';
 import type { TokenUsageService } from './token-usage.service.js';
 import { uploadRoutes } from '../uploads/uploads.routes.js';
 import { scheduledTaskRoutes } from '../crons/scheduled-tasks.routes.js';
@@ -58,6 +68,12 @@ export interface GatewayServices {
   tokenUsage: TokenUsageService;
   /** DeerFlow's message feeds, read from the threads' checkpoints. */
   history: ThreadMessagesService;
+  /** DeerFlow's run feedback, goals, branches, regenerate preparations and compaction. */
+  feedback: FeedbackService;
+  goal: ThreadGoalService;
+  branches: ThreadBranchesService;
+  replay: RunReplayService;
+  compaction: ThreadCompactService;
   artifacts: ArtifactsService;
   agents: AgentsService;
   suggestions: SuggestionsService;
@@ -87,6 +103,11 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(threadCleanupRoutes, { cleanup: deps.cleanup, tokenUsage: deps.tokenUsage });
   await app.register(deerflowThreadRoutes, { threads: deps.threads });
   await app.register(threadMessagesRoutes, { history: deps.history });
+  await app.register(feedbackRoutes, { feedback: deps.feedback });
+  await app.register(threadGoalRoutes, { goal: deps.goal });
+  await app.register(threadBranchRoutes, { branches: deps.branches });
+  await app.register(runReplayRoutes, { replay: deps.replay });
+  await app.register(threadCompactRoutes, { compaction: deps.compaction });
   await app.register(artifactRoutes, { artifacts: deps.artifacts });
   await app.register(agentRoutes, { agents: deps.agents });
   await app.register(suggestionRoutes, { suggestions: deps.suggestions });

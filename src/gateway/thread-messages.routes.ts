@@ -26,13 +26,13 @@ export async function threadMessagesRoutes(app: FastifyInstance, deps: { history
   r.get(
     '/threads/:thread_id/messages',
     { schema: { tags, params: ThreadParamsSchema, querystring: MessagesQuerySchema, response: { 200: MessageRowsSchema, ...errorResponses } } },
-    async (req) => history.list(req.params.thread_id, req.query),
+    async (req) => history.list(req.params.thread_id, req.query, req.identity),
   );
 
   r.get(
     '/threads/:thread_id/messages/page',
     { schema: { tags, params: ThreadParamsSchema, querystring: MessagesPageQuerySchema, response: { 200: MessagesPageSchema, ...errorResponses } } },
-    async (req) => history.page(req.params.thread_id, req.query),
+    async (req) => history.page(req.params.thread_id, req.query, req.identity),
   );
 
   r.get(

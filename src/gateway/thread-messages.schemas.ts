@@ -65,7 +65,7 @@ export const MessageRowSchema = Type.Object({
   /** The message's 1-based position in the thread's message list (see thread-messages.service.ts). */
   seq: Seq,
   created_at: Type.String(),
-  /** Only on `/messages` rows: Warren keeps no message feedback, so always null. */
+  /** On `/messages` and `/messages/page` rows: the caller's feedback on the run, on its last answer; null elsewhere. */
   feedback: Type.Optional(Type.Union([FeedbackSchema, Type.Null()])),
 });
 export type MessageRow = Static<typeof MessageRowSchema>;

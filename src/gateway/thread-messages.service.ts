@@ -15,21 +15,26 @@
 // state update that removes messages (RemoveMessage) shifts every later position.
 //
 // Which run added a message: a run records `checkpoint_before`, the thread's head when it first
-// started, and a run's messages are the ones after that head's. So each started run claims the
-// positions after the count at its `checkpoint_before`, up to where the next run starts. This is
+// started; the first request that needs it counts `messages_before`, the messages where the run's
+// own begin (at the checkpoint it forks from, a regenerate's, else at that head), and keeps it on
+// the run's record (the run's worker does not: it would read a whole checkpoint per run). So each started run claims the positions
+// after that count, up to where the next run starts. This is
 // exact as long as one run at a time writes the thread's main line (Warren's multitask strategies
 // guarantee it); a message that a state update added between two runs is counted to the earlier
 // one. The run's Redis stream is not used: it expires `stream_retention_seconds` after the run
 // ends, while its checkpoints stay for as long as the thread does, so only the checkpoints answer
 // the same an hour later.
 //
-// Cost: one checkpoint read per started run of the thread and the head's state, per request.
-import type { Checkpoint } from '@langchain/langgraph-checkpoint';
+// Cost: the thread's run records and the head's state, per request; a run not counted yet costs
+// one checkpoint read, once.
 import type { StateService } from '../runtime/state.service.js';
 import type { RedisCheckpointSaver } from '../store/checkpointer.js';
+import type { Identity } from '../auth/identity.js';
+import type { FeedbackStore } from '../store/feedback.js';
 import type { StoredRun } from '../store/records.js';
 import { TERMINAL_RUN_STATUSES } from '../store/records.js';
 import type { RunStore } from '../store/runs.js';
+import { forkPointOf } from '../queue/run-kwargs.js';
 import { RunNotFoundError } from '../store/store.errors.js';
 import { MessageCursorUnsupportedError } from './gateway.errors.js';
 import type {
@@ -46,8 +51,10 @@ import type {
 
 export interface ThreadMessagesDeps {
   state: Pick<StateService, 'get'>;
-  runs: Pick<RunStore, 'list' | 'get'>;
-  checkpointer: Pick<RedisCheckpointSaver, 'getTuple'>;
+  /** Run feedback, shown on each run's last answer as DeerFlow's feeds do. */
+  feedback: Pick<FeedbackStore, 'ofThread'>;
+  runs: Pick<RunStore, 'list' | 'get' | 'recordMessagesBefore'>;
+  checkpointer: Pick<RedisCheckpointSaver, 'messageCountAt'>;
 }
 
 const EVENT_TYPES: Readonly<Record<string, MessageEventType>> = {
@@ -95,14 +102,6 @@ const EMPTY_WORKSPACE_CHANGES: WorkspaceChanges = {
 };
 
 export function createThreadMessagesService(deps: ThreadMessagesDeps) {
-  /** How many messages the thread had at a root checkpoint; null when that checkpoint is gone. */
-  const countAt = async (threadId: string, checkpointId: string): Promise<number | null> => {
-    const tuple = await deps.checkpointer.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
-    if (!tuple) return null;
-    const messages: unknown = (tuple.checkpoint as Checkpoint).channel_values.messages;
-    return Array.isArray(messages) ? messages.length : 0;
-  };
-
   const allRuns = async (threadId: string): Promise<StoredRun[]> => {
     const out: StoredRun[] = [];
     for (let offset = 0; ; offset += RUNS_BATCH) {
@@ -117,9 +116,14 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
     const started = (await allRuns(threadId)).filter((run) => run.checkpoint_before !== undefined);
     const spans = await Promise.all(
       started.map(async (run): Promise<RunSpan | null> => {
-        const before = run.checkpoint_before ?? null;
-        const after = before === null ? 0 : await countAt(threadId, before);
-        return after === null ? null : { run, after };
+        if (run.messages_before !== undefined) return { run, after: run.messages_before };
+        // Counted once, at the checkpoint the run continues from (a regenerate's), else where it
+        // started, and kept on its record: later requests read no checkpoint for it.
+        const from = forkPointOf(run.kwargs) ?? run.checkpoint_before ?? null;
+        const after = from === null ? 0 : await deps.checkpointer.messageCountAt(threadId, from);
+        if (after === null) return null;
+        await deps.runs.recordMessagesBefore(threadId, run.run_id, after);
+        return { run, after };
       }),
     );
     return spans
@@ -180,19 +184,40 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
     return rows.filter((row) => row.run_id === runId);
   };
 
+  /** DeerFlow's `feedback` on each row: the caller's latest on the run, on the run's last answer in the thread. */
+  const withFeedback = async (threadId: string, all: readonly MessageRow[], picked: readonly MessageRow[], identity: Identity): Promise<MessageRow[]> => {
+    const latest = new Map<string, MessageRow['feedback']>();
+    for (const row of await deps.feedback.ofThread(threadId)) {
+      if (row.user_id === identity.user) latest.set(row.run_id, { feedback_id: row.feedback_id, rating: row.rating, comment: row.comment });
+    }
+    const lastAnswer = new Map<string, number>();
+    for (const row of all) if (row.run_id !== null && row.event_type === 'llm.ai.response') lastAnswer.set(row.run_id, row.seq);
+    return picked.map((row) => ({
+      ...row,
+      feedback: row.run_id !== null && lastAnswer.get(row.run_id) === row.seq ? (latest.get(row.run_id) ?? null) : null,
+    }));
+  };
+
   return {
+    /** The run that added the message, as the feed attributes it; null when none did (or no such message). */
+    async runOfMessage(threadId: string, id: string): Promise<string | null> {
+      return (await rowsOf(threadId)).find((row) => row.content.id === id)?.run_id ?? null;
+    },
+
     /** GET /threads/{id}/messages: a plain list, ascending; DeerFlow's cursors (`after_seq` wins the direction). */
-    async list(threadId: string, query: MessagesQuery): Promise<MessageRow[]> {
-      const rows = between(await rowsOf(threadId), query.after_seq, query.before_seq);
+    async list(threadId: string, query: MessagesQuery, identity: Identity): Promise<MessageRow[]> {
+      const all = await rowsOf(threadId);
+      const rows = between(all, query.after_seq, query.before_seq);
       const picked = query.after_seq !== undefined ? rows.slice(0, query.limit) : rows.slice(-query.limit);
-      return picked.map((row) => ({ ...row, feedback: null }));
+      return withFeedback(threadId, all, picked, identity);
     },
 
     /** GET /threads/{id}/messages/page: backwards only, `next_before_seq` is the first row's seq while more remain. */
-    async page(threadId: string, query: MessagesPageQuery): Promise<MessagesPage> {
+    async page(threadId: string, query: MessagesPageQuery, identity: Identity): Promise<MessagesPage> {
       if (query.after_seq !== undefined) throw new MessageCursorUnsupportedError('after_seq is not supported by this backward-only endpoint');
-      const { data, has_more } = lastBefore(await rowsOf(threadId), query.limit, query.before_seq);
-      return { data, has_more, next_before_seq: has_more ? (data[0] as MessageRow).seq : null };
+      const all = await rowsOf(threadId);
+      const { data, has_more } = lastBefore(all, query.limit, query.before_seq);
+      return { data: await withFeedback(threadId, all, data, identity), has_more, next_before_seq: has_more ? (data[0] as MessageRow).seq : null };
     },
 
     /** GET /threads/{id}/runs/{run_id}/messages: with `after_seq` the first `limit` rows, else the last. */

@@ -95,3 +95,11 @@ export function runStartsAt(createdAt: string, kwargs: Pick<RunKwargs, 'after_se
 }
 
 export const readRunKwargs = (kwargs: unknown): RunKwargs => checkMessage(RunKwargsSchema, kwargs, 'InvalidRunKwargs', 'run kwargs');
+
+/** The checkpoint a run continues from when it names one (a regenerate, a fork); read loosely, as the worker checks the record when it runs. */
+export function forkPointOf(kwargs: Record<string, unknown>): string | null {
+  const checkpoint = kwargs.checkpoint;
+  if (typeof checkpoint !== 'object' || checkpoint === null) return null;
+  const id = (checkpoint as Record<string, unknown>).checkpoint_id;
+  return typeof id === 'string' && id !== '' ? id : null;
+}

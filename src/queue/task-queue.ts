@@ -53,11 +53,16 @@ export const InputPolishRequestSchema = Type.Object({
 });
 export type InputPolishRequest = Static<typeof InputPolishRequestSchema>;
 
+/** A thread's compaction (`thread-compact`): a `ThreadCompactRequest`, answered with the summary. */
+export const THREAD_COMPACT_TASK_KIND = 'thread-compact';
+export const ThreadCompactRequestSchema = Type.Object({ transcript: Type.String({ minLength: 1, maxLength: 200_000 }) });
+export type ThreadCompactRequest = Static<typeof ThreadCompactRequestSchema>;
+
 export interface ModelTask {
-  kind: typeof SUGGESTIONS_TASK_KIND | typeof INPUT_POLISH_TASK_KIND;
+  kind: typeof SUGGESTIONS_TASK_KIND | typeof INPUT_POLISH_TASK_KIND | typeof THREAD_COMPACT_TASK_KIND;
   /** The thread it is for; it only names the task (nothing of the thread is read or written). */
   threadId: string;
-  request: SuggestionRequest | InputPolishRequest;
+  request: SuggestionRequest | InputPolishRequest | ThreadCompactRequest;
   /** Absent or null: the worker's choice for the kind. */
   modelName?: string | null | undefined;
   timeoutMs: number;

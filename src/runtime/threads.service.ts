@@ -11,7 +11,7 @@ import type { StateService } from './state.service.js';
 import type { ThreadCount, ThreadCreate, ThreadPatch, ThreadSearch } from './threads.schemas.js';
 
 export interface ThreadsServiceDeps {
-  stores: Pick<Stores, 'threads' | 'runs' | 'checkpointer'>;
+  stores: Pick<Stores, 'threads' | 'runs' | 'checkpointer' | 'feedback' | 'goals'>;
   cancelSignals: CancelSignals;
   state: Pick<StateService, 'bulkUpdate'>;
   /** Deletes the thread's crons (and their schedulers) with the thread. */
@@ -30,7 +30,7 @@ function refuseTtl(ttl: unknown): void {
 }
 
 export function createThreadsService(deps: ThreadsServiceDeps) {
-  const { threads, runs, checkpointer } = deps.stores;
+  const { threads, runs, checkpointer, feedback, goals } = deps.stores;
 
   /**
    * Deletes whatever the thread has: crons, runs, records, checkpoints, files, and last the owner
@@ -45,6 +45,9 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
     await threads.remove(threadId);
     await runs.removeAll(threadId);
     await checkpointer.deleteThread(threadId);
+    // DeerFlow's notes on the thread (its runs' feedback, its goal) go with it.
+    await feedback.removeThread(threadId);
+    await goals.remove(threadId);
     await deps.removeFiles(threadId);
     await threads.releaseOwner(threadId);
   }

@@ -331,6 +331,31 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
   }
 
   /**
+   * Starts another thread from one root checkpoint of this one (a branch): its values, with
+   * `overrides` laid over them, become the new thread's only checkpoint, under the same id and
+   * with no parent. Null when that checkpoint is gone.
+   */
+  async forkCheckpoint(
+    fromThreadId: string,
+    checkpointId: string,
+    toThreadId: string,
+    overrides: Record<string, unknown>,
+    metadata: Record<string, unknown>,
+  ): Promise<string | null> {
+    const tuple = await this.getTuple({ configurable: { thread_id: fromThreadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
+    if (!tuple) return null;
+    const versions = { ...tuple.checkpoint.channel_versions };
+    // A channel the source never wrote needs a version for its value to be stored: any existing one
+    // will do on a thread whose history starts here.
+    const someVersion = Object.values(versions)[0] ?? 1;
+    for (const channel of Object.keys(overrides)) versions[channel] ??= someVersion;
+    const checkpoint = { ...tuple.checkpoint, channel_values: { ...tuple.checkpoint.channel_values, ...overrides }, channel_versions: versions };
+    const stored = { ...(tuple.metadata ?? {}), ...metadata, thread_id: toThreadId } as CheckpointMetadata;
+    const written = await this.put({ configurable: { thread_id: toThreadId, checkpoint_ns: '' } }, checkpoint, stored, versions);
+    return String(written.configurable?.checkpoint_id ?? checkpoint.id);
+  }
+
+  /**
    * Copies every checkpoint of a thread (all namespaces, with their pending writes) to another
    * thread, oldest first so each parent is there before its children. Ids stay the same.
    */
@@ -349,6 +374,14 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
       const written = { configurable: { thread_id: toThreadId, checkpoint_ns: ns, checkpoint_id: tuple.checkpoint.id } };
       for (const [taskId, writes] of byTask) await this.putWrites(written, writes, taskId);
     }
+  }
+
+  /** How many messages the thread had at one of its root checkpoints; null when that checkpoint is gone. */
+  async messageCountAt(threadId: string, checkpointId: string): Promise<number | null> {
+    const tuple = await this.getTuple({ configurable: { thread_id: threadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
+    if (!tuple) return null;
+    const messages: unknown = tuple.checkpoint.channel_values.messages;
+    return Array.isArray(messages) ? messages.length : 0;
   }
 
   /** Id of the thread's newest root checkpoint, or null. */

@@ -70,6 +70,15 @@ export const keys = {
   /** Hash: run id → thread id, so a run can be found from its id alone (global index: single-key commands only). */
   runThreads: () => `${KEY_PREFIX}:run-threads`,
 
+  // ── DeerFlow's per-thread notes (store/feedback.ts, store/goals.ts) ───────────────────
+  // Under the thread's tag, beside its record: deleted with the thread (threads.service).
+  /** Hash: feedback id → one user's feedback on one run (JSON). */
+  threadFeedback: (threadId: string) => `${tag(threadId)}:feedback`,
+  /** Hash: JSON `[run_id, user]` → the id of that user's feedback on that run, so a PUT updates it in place. */
+  threadFeedbackByUser: (threadId: string) => `${tag(threadId)}:feedback-by-user`,
+  /** String: the thread's goal (JSON), set by its owner. */
+  threadGoal: (threadId: string) => `${tag(threadId)}:goal`,
+
   // ── assistants ──────────────────────────────────────────────────────────────────────────
   // User-created assistants (a configured graph's system assistant is never stored). The tag
   // keeps an assistant's record and versions on one slot; `assistant:` keeps them clear of a

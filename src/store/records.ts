@@ -92,6 +92,12 @@ export interface RunInternals {
    * newer checkpoints resumes from them instead of re-sending the input.
    */
   checkpoint_before?: string | null;
+  /**
+   * How many messages the thread's line held where the run's own messages begin (at the
+   * checkpoint it forks from, else at `checkpoint_before`), recorded with it. Absent on records
+   * from before it was kept: the history feed then reads that checkpoint.
+   */
+  messages_before?: number;
 }
 export type StoredRun = Run & RunInternals;
 

@@ -60,8 +60,13 @@ export interface RunStore {
   /** Every pending or running run, on any thread (bulk cancel by status). */
   inflightEverywhere(): Promise<StoredRun[]>;
   start(threadId: string, runId: string, maxAttempts: number): Promise<StartRunResult>;
-  /** Records where the run started, once: later calls keep the first value. Returns the kept value. */
+  /**
+   * Records where the run started and how many messages its line held there, once: later calls
+   * keep the first values. Returns the kept checkpoint.
+   */
   recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null>;
+  /** Keeps, once, how many messages preceded the run's own (the history feed counts it on first need). */
+  recordMessagesBefore(threadId: string, runId: string, count: number): Promise<void>;
   /** A graceful hand-back: the attempt is not counted against the limit. */
   handBack(fence: RunFence): Promise<void>;
   /**
@@ -114,12 +119,13 @@ export function runFromHash(hash: Record<string, string>, json: JsonReader): Sto
     cancel: hash.cancel === 'interrupt' || hash.cancel === 'rollback' ? hash.cancel : null,
     temporary: hash.temporary === '1',
     ...(hash.checkpoint_before !== undefined ? { checkpoint_before: hash.checkpoint_before || null } : {}),
+    ...(hash.messages_before !== undefined && /^\d+$/.test(hash.messages_before) ? { messages_before: Number(hash.messages_before) } : {}),
   };
 }
 
 /** The wire shape of a run: internals stay inside. */
 export function publicRun(run: StoredRun): Run {
-  const { attempt: _a, cancel: _c, temporary: _t, checkpoint_before: _cb, ...wire } = run;
+  const { attempt: _a, cancel: _c, temporary: _t, checkpoint_before: _cb, messages_before: _mb, ...wire } = run;
   return wire;
 }
 
@@ -143,6 +149,7 @@ class RedisRunStore implements RunStore {
   private readonly startScript: ScriptCaller;
   private readonly finishScript: ScriptCaller;
   private readonly handBackScript: ScriptCaller;
+  private readonly setOnceScript: ScriptCaller;
   private readonly cancelScript: ScriptCaller;
 
   constructor(
@@ -154,6 +161,7 @@ class RedisRunStore implements RunStore {
     this.startScript = requireScript(scripts, 'startRun');
     this.finishScript = requireScript(scripts, 'finishRun');
     this.handBackScript = requireScript(scripts, 'handBackRun');
+    this.setOnceScript = requireScript(scripts, 'setHashFieldOnce');
     this.cancelScript = requireScript(scripts, 'cancelRun');
   }
 
@@ -241,6 +249,11 @@ class RedisRunStore implements RunStore {
     // Set here, it is ours; otherwise an earlier attempt's stands, and is read.
     if ((await this.redis.hsetnx(keys.run(threadId, runId), 'checkpoint_before', checkpointId ?? '')) === 1) return checkpointId;
     return (await this.redis.hget(keys.run(threadId, runId), 'checkpoint_before')) || null;
+  }
+
+  async recordMessagesBefore(threadId: string, runId: string, count: number): Promise<void> {
+    // Only a run that exists keeps it: HSETNX on a deleted run would leave a half record.
+    await this.setOnceScript([keys.run(threadId, runId)], ['messages_before', String(count)]);
   }
 
   async handBack({ threadId, runId, attempt }: RunFence): Promise<void> {

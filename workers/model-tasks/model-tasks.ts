@@ -10,7 +10,15 @@ import { suggestFollowUps } from '../../graphs/lead-agent/suggestions.js';
 import type { SubagentRunner } from '../../graphs/lead-agent/subagents.js';
 import type { AppConfig } from '../../src/config/app-config.schemas.js';
 import { checkMessage } from '../../src/queue/message.js';
-import { INPUT_POLISH_TASK_KIND, InputPolishRequestSchema, SUGGESTIONS_TASK_KIND, SuggestionRequestSchema } from '../../src/queue/task-queue.js';
+import {
+  INPUT_POLISH_TASK_KIND,
+  InputPolishRequestSchema,
+  SUGGESTIONS_TASK_KIND,
+  SuggestionRequestSchema,
+  THREAD_COMPACT_TASK_KIND,
+  ThreadCompactRequestSchema,
+} from '../../src/queue/task-queue.js';
+import { summarise } from '../../graphs/lead-agent/compaction.js';
 
 /** Checks a task's request (its prompt, parsed) and gives back the call that answers it. */
 type ModelTaskKind = (request: unknown) => (model: BaseChatModel, signal: AbortSignal) => Promise<string>;
@@ -26,6 +34,7 @@ function kind<S extends TSchema>(schema: S, run: (model: BaseChatModel, request:
 const MODEL_TASKS: Readonly<Record<string, ModelTaskKind>> = {
   [SUGGESTIONS_TASK_KIND]: kind(SuggestionRequestSchema, async (model, request, signal) => JSON.stringify(await suggestFollowUps(model, request, signal))),
   [INPUT_POLISH_TASK_KIND]: kind(InputPolishRequestSchema, (model, request, signal) => polishInput(model, request, signal)),
+  [THREAD_COMPACT_TASK_KIND]: kind(ThreadCompactRequestSchema, (model, request, signal) => summarise(model, request.transcript, { signal })),
 };
 
 function parsePrompt(prompt: string): unknown {
@@ -37,7 +46,7 @@ function parsePrompt(prompt: string): unknown {
   }
 }
 
-/** Sends model tasks (`suggestions`, `input-polish`) here and every other kind to the sub-agent runner. */
+/** Sends model tasks (`suggestions`, `input-polish`, `thread-compact`) here and every other kind to the sub-agent runner. */
 export function withModelTasks(appConfig: AppConfig, services: GraphServices, subagents: SubagentRunner): SubagentRunner {
   return async (task, options) => {
     const modelTask = Object.hasOwn(MODEL_TASKS, task.kind) ? MODEL_TASKS[task.kind] : undefined;
