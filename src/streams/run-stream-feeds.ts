@@ -115,8 +115,7 @@ class BlockingFeed implements LiveFeed {
     // Disconnecting aborts the pending XREAD BLOCK at once.
     connection?.disconnect();
     await this.loopDone;
-    // The wake stream is one small key that expires by itself when it cannot be removed now.
-    if (reachable) await this.streams.removeWakeStream(this.wake).catch(() => undefined);
+    if (reachable) await this.streams.removeWakeStream(this.wake).catch(() => undefined); // one small key that expires by itself
   }
 
   private ring(): void {
