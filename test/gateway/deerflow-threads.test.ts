@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
 import { testGraphs } from '../support/stack.js';
+import { expectDetail, replicaApi } from '../support/replica-api.js';
 
 const KEYS = { alice: 'alice-key-0123456789abcdef', bob: 'bob-key-0123456789abcdef' } as const;
 type Who = keyof typeof KEYS;
@@ -19,7 +20,7 @@ const HISTORY_KEYS = ['checkpoint_id', 'created_at', 'metadata', 'next', 'parent
 
 let cluster: Cluster;
 let replicas: string[];
-let turn = 0;
+const { call, ok } = replicaApi(KEYS, () => replicas, '/api');
 
 beforeAll(async () => {
   buildDist();
@@ -34,36 +35,6 @@ afterAll(async () => {
   await cluster?.stop();
 }, 60_000);
 
-interface Answer {
-  status: number;
-  // The tests read DeerFlow's fields by name.
-  body: any;
-}
-
-/** A request as `who`, on the next replica in turn. */
-async function call(who: Who, method: string, route: string, body?: unknown): Promise<Answer> {
-  const base = replicas[turn++ % replicas.length] as string;
-  const res = await fetch(`${base}/api${route}`, {
-    method,
-    headers: { 'x-api-key': KEYS[who], ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
-}
-
-async function ok(who: Who, method: string, route: string, body?: unknown): Promise<any> {
-  const res = await call(who, method, route, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
-
-function expectDetail(res: Answer, status: number, detail?: string | RegExp): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(typeof res.body.detail).toBe('string');
-  if (typeof detail === 'string') expect(res.body.detail).toBe(detail);
-  else if (detail) expect(res.body.detail).toMatch(detail);
-}
 
 function expectThread(thread: any): void {
   expect(Object.keys(thread).sort()).toEqual(THREAD_KEYS);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_PROMPT } from '../../graphs/lead-agent/prompts.js';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
 import { startScriptedOpenAI, type ChatRequest, type ScriptedOpenAI, type ScriptedReply } from '../support/scripted-openai.js';
+import { expectDetail, replicaApi } from '../support/replica-api.js';
 
 const KEYS = { alice: 'alice-key-0123456789abcdef', bob: 'bob-key-0123456789abcdef' } as const;
 type Who = keyof typeof KEYS;
@@ -15,7 +16,7 @@ type Who = keyof typeof KEYS;
 let llm: ScriptedOpenAI;
 let cluster: Cluster;
 let replicas: string[];
-let turnNo = 0;
+const { call, ok } = replicaApi(KEYS, () => replicas);
 /** Replies the lead agent gets before the default one (tool calls, say). */
 const queued: ScriptedReply[] = [];
 
@@ -32,35 +33,6 @@ function reply(request: ChatRequest): ScriptedReply {
   return queued.shift() ?? { content: `answer to: ${lastUserText(request)}` };
 }
 
-interface Answer {
-  status: number;
-  // DeerFlow's fields, read by name.
-  body: any;
-}
-
-async function call(who: Who, method: string, path: string, body?: unknown): Promise<Answer> {
-  const base = replicas[turnNo++ % replicas.length] as string;
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { 'x-api-key': KEYS[who], ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
-}
-
-async function ok(who: Who, method: string, path: string, body?: unknown): Promise<any> {
-  const answer = await call(who, method, path, body);
-  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-  return answer.body;
-}
-
-function expectDetail(answer: Answer, status: number, detail?: string | RegExp): void {
-  expect(answer.status, JSON.stringify(answer.body)).toBe(status);
-  expect(typeof answer.body.detail).toBe('string');
-  if (typeof detail === 'string') expect(answer.body.detail).toBe(detail);
-  else if (detail) expect(answer.body.detail).toMatch(detail);
-}
 
 const newThread = async (): Promise<string> => (await ok('alice', 'POST', '/api/langgraph/threads', {})).thread_id;
 

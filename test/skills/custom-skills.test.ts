@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
 import { startScriptedOpenAI, type ChatRequest, type ScriptedOpenAI, type ScriptedReply } from '../support/scripted-openai.js';
 import { buildZip, skillMd } from '../gateway/zip-writer.js';
+import { expectDetail, replicaApi } from '../support/replica-api.js';
 
 const KEYS = { alice: 'alice-key-0123456789abcdef', admin: 'admin-key-0123456789abcdef' } as const;
 type Who = keyof typeof KEYS;
@@ -22,7 +23,7 @@ const version = (n: number) => skillMd({ name: SKILL, description: `Writes repor
 let llm: ScriptedOpenAI;
 let cluster: Cluster;
 let replicas: string[];
-let turn = 0;
+const { call, ok, next } = replicaApi(KEYS, () => replicas, '/api');
 
 /** The lead agent reads the skill's file when asked to, then answers. */
 function answer(request: ChatRequest): ScriptedReply {
@@ -57,41 +58,11 @@ afterAll(async () => {
   await llm?.close();
 }, 60_000);
 
-interface Answer {
-  status: number;
-  // The tests read DeerFlow's fields by name.
-  body: any;
-}
-
-/** A request as `who`, on the next replica in turn. */
-async function call(who: Who, method: string, route: string, body?: unknown): Promise<Answer> {
-  const base = replicas[turn++ % replicas.length] as string;
-  const res = await fetch(`${base}/api${route}`, {
-    method,
-    headers: { 'x-api-key': KEYS[who], ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? null : JSON.parse(text) };
-}
-
-async function ok(who: Who, method: string, route: string, body?: unknown): Promise<any> {
-  const res = await call(who, method, route, body);
-  expect(res.status, JSON.stringify(res.body)).toBe(200);
-  return res.body;
-}
-
-function expectDetail(res: Answer, status: number, detail?: string | RegExp): void {
-  expect(res.status, JSON.stringify(res.body)).toBe(status);
-  expect(typeof res.body.detail).toBe('string');
-  if (typeof detail === 'string') expect(res.body.detail).toBe(detail);
-  else if (detail) expect(res.body.detail).toMatch(detail);
-}
 
 async function install(name: string, manifest: string): Promise<void> {
   const form = new FormData();
   form.append('file', new Blob([buildZip([{ name: `${name}/SKILL.md`, data: manifest }])]), `${name}.skill`);
-  const res = await fetch(`${replicas[turn++ % replicas.length]}/api/skills/install`, { method: 'POST', headers: { 'x-api-key': KEYS.admin }, body: form });
+  const res = await fetch(`${next()}/api/skills/install`, { method: 'POST', headers: { 'x-api-key': KEYS.admin }, body: form });
   expect(res.status, await res.clone().text()).toBe(200);
 }
 
