@@ -81,6 +81,8 @@ export async function startStack(frontend: string, options: { verbose: boolean }
   const config = {
     models: [{ name: 'scripted', display_name: 'Scripted model', use: 'openai', model: 'scripted-1', base_url: model.url, api_key: 'e2e', supports_thinking: false, supports_vision: false }],
     skills: { path: skills, container_path: '/mnt/skills' },
+    // On, as in DeerFlow's config.example.yaml: the composer's /compact needs it.
+    summarization: { enabled: true },
   };
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
