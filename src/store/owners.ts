@@ -5,6 +5,8 @@ import { keys, type OwnedKind } from './keys.js';
 
 export interface OwnerIndex {
   add(kind: OwnedKind, owner: string, id: string, scoreMs: number): Promise<void>;
+  /** Moves an id already in the index to a new score; an id not there (removed) stays out. */
+  move(kind: OwnedKind, owner: string, id: string, scoreMs: number): Promise<void>;
   remove(kind: OwnedKind, owner: string, id: string): Promise<void>;
   /** The owner's ids of one kind, lowest score first (`desc`: highest first). */
   ids(kind: OwnedKind, owner: string, order?: 'asc' | 'desc'): Promise<string[]>;
@@ -14,6 +16,9 @@ export function createOwnerIndex(redis: RedisClient): OwnerIndex {
   return {
     async add(kind, owner, id, scoreMs) {
       await redis.zadd(keys.ownerIndex(owner, kind), scoreMs, id);
+    },
+    async move(kind, owner, id, scoreMs) {
+      await redis.zadd(keys.ownerIndex(owner, kind), 'XX', scoreMs, id);
     },
     async remove(kind, owner, id) {
       await redis.zrem(keys.ownerIndex(owner, kind), id);

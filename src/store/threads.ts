@@ -86,13 +86,18 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
   const index = async (threadId: string, updatedMs: number, owner: string | null): Promise<void> => {
     await redis.zadd(keys.threadIndex(), updatedMs, threadId);
     if (owner !== null) await owners.add('threads', owner, threadId, updatedMs);
-    // A deletion between the caller's read of the record and these writes (a run settling as its
-    // thread is deleted) would leave index entries for ever: checked after, so one of the two removes them.
+    // A new thread deleted between its creation and these writes would leave index entries for
+    // ever: checked after, so one of the two removes them. (Updates use reindex, which never adds.)
     if ((await redis.exists(keys.thread(threadId))) === 0) await unindex(threadId, owner);
+  };
+  /** A thread's index entries move to its new updated_at; XX: a thread deleted meanwhile is never put back. */
+  const reindex = async (threadId: string, updatedMs: number, owner: string | null): Promise<void> => {
+    await redis.zadd(keys.threadIndex(), 'XX', updatedMs, threadId);
+    if (owner !== null) await owners.move('threads', owner, threadId, updatedMs);
   };
   const touch = async (threadId: string): Promise<void> => {
     const [updated, owner] = await Promise.all([redis.hget(keys.thread(threadId), 'updated_at'), ownerOf(threadId)]);
-    if (updated) await index(threadId, Date.parse(updated), owner);
+    if (updated) await reindex(threadId, Date.parse(updated), owner);
   };
 
   return {
@@ -135,7 +140,7 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
       const merged = { ...thread.metadata, ...metadata };
       const now = nowIso();
       await redis.hset(keys.thread(threadId), 'metadata', JSON.stringify(merged), 'updated_at', now);
-      await index(threadId, Date.parse(now), await ownerOf(threadId));
+      await reindex(threadId, Date.parse(now), await ownerOf(threadId));
       // What was written over what was read, without reading it back.
       return { ...thread, metadata: merged, updated_at: now };
     },
