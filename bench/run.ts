@@ -17,6 +17,7 @@ import type { BenchResults, Series } from './lib/results.ts';
 import { DEFAULT_QUIET, waitForQuiet } from './lib/quiet.ts';
 import { say } from './lib/say.ts';
 import { resultsChart } from './report/chart.ts';
+import { monotonicMicros, profileMarkdown, summariseProfiles, type ProfileWindow } from './report/profile.ts';
 import { resultsBlock, updateReadme } from './report/readme.ts';
 import { startAnchor } from './servers/anchor.ts';
 import type { BenchServer } from './servers/bench-server.ts';
@@ -42,6 +43,8 @@ interface Context {
   warrenRoot: string;
   gate: Gate;
   results: BenchResults;
+  /** Throughput levels measured while Warren's processes write CPU profiles (`--cpu-prof`). */
+  profileWindows: ProfileWindow[];
 }
 
 /** Waits for other programs to leave the CPU; notes it when they never do. */
@@ -76,7 +79,9 @@ async function series(ctx: Context, server: BenchServer, spec: SeriesSpec): Prom
   const clientCpu = process.cpuUsage();
   for (const level of levels) {
     await quiet(ctx, server, `${label}, c=${level.concurrency}`);
+    const startUs = monotonicMicros();
     const point = await measureThroughput(server, graph, level, ctx.options.levelDeadlineMs);
+    if (server.name === 'warren') ctx.profileWindows.push({ label: `${graph} c=${level.concurrency}`, startUs, endUs: monotonicMicros() });
     say(`${label}: c=${level.concurrency} → ${point.runs_per_s} runs/s, end p99 ${point.end_ms.p99} ms, errors ${point.errors}`);
     entry.points.push(point);
   }
@@ -145,6 +150,15 @@ async function runAnchor(ctx: Context, modelUrl: string, graphSpec: string): Pro
   }
 }
 
+/** Where each level's CPU went, from the profiles the stopped processes wrote: printed and kept beside them. */
+function writeProfileSummary(ctx: Context, dir: string, pids: Readonly<Record<string, number>>): void {
+  const summaries = summariseProfiles(dir, pids, ctx.profileWindows);
+  ctx.results.profiles = summaries;
+  const file = path.join(dir, 'summary.md');
+  writeFileSync(file, profileMarkdown(summaries));
+  say(`warren: CPU profiles summarised in ${file}`);
+}
+
 async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Promise<void> {
   const { options, results } = ctx;
   if (!options.servers.has('warren')) return;
@@ -184,6 +198,7 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
   } finally {
     await warren.stop();
   }
+  if (options.cpuProfDir) writeProfileSummary(ctx, options.cpuProfDir, warren.processes);
   if (options.warrenScaleOut && options.workloads.has('throughput')) {
     // Same 50 run slots, split over two worker processes: what scaling out buys on this machine.
     const perWorker = Math.ceil(options.slots / 2);
@@ -324,7 +339,7 @@ async function main(): Promise<void> {
   };
   const model = await startScriptedModel({ tokens: options.tokens, delayMs: options.delayMs });
   const gate = await startGate(model.url);
-  const ctx: Context = { options, warrenRoot, gate, results };
+  const ctx: Context = { options, warrenRoot, gate, results, profileWindows: [] };
   const graphSpec = `${path.join(BENCH_DIR, 'graph', 'chat-graph.ts')}:chatGraph`;
   try {
     await runFloor(ctx, model.url);

@@ -1,5 +1,6 @@
 // Worker process. SIGTERM hands running jobs back to the queue at once, so another worker
 // resumes them from their last checkpoint; no attempt is spent.
+import './plain-env.js';
 import { readEnvConfig } from '../src/config/env.js';
 import { loadAppConfig } from '../src/config/load-config.js';
 import { startFailureMessage, stopOnSignals } from '../src/cli/process-lifecycle.js';

@@ -8,6 +8,7 @@ import type { RedisCommandsPoint } from '../workloads/redis-commands.ts';
 import type { StalledFanoutPoint } from '../workloads/stalled-fanout.ts';
 import type { StoreSearchPoint } from '../workloads/store-search.ts';
 import type { ThroughputPoint } from '../workloads/throughput.ts';
+import type { ProfileSummary } from '../report/profile.ts';
 import type { MachineInfo } from './machine.ts';
 
 /** A throughput series: one server configuration running one graph. */
@@ -48,6 +49,8 @@ export interface BenchResults {
   store_search?: StoreSearchPoint[];
   /** Redis commands per run, by command and process (Warren only, counted with MONITOR). */
   redis_commands?: RedisCommandsPoint[];
+  /** Where the CPU of each throughput level went, when the run was made with `--cpu-prof`. */
+  profiles?: ProfileSummary[];
   /** Workloads or parts that could not be measured, and why. */
   notes: string[];
 }
