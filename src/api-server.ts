@@ -246,6 +246,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     ids: () => graphs.ids(),
     typeSource: (graphId) => graphs.typeSource(graphId),
     log,
+    ...(env.schemaResolveTimeoutMs ? { timeoutMs: env.schemaResolveTimeoutMs } : {}),
     onDerived: (outcome, seconds) => metrics.typeSchemaSeconds.observe({ outcome }, seconds),
   });
   const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy, systemDefaults, typeSchemas });

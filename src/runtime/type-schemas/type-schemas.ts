@@ -34,7 +34,7 @@ export interface TypeSchemasOptions {
   /** The TypeScript source of a configured graph; null for a JavaScript or built-in one. */
   typeSource(graphId: string): TypeSource | null;
   log: Logger;
-  /** How long one file's derivation may take. Default 120 s (a cold compile of LangGraph's types is several seconds). */
+  /** How long one file's derivation may take. Default 300 s: a cold compile of LangGraph's types takes seconds of CPU, and over a minute on a busy machine. */
   timeoutMs?: number;
   /** After each derivation: how it ended and how long it took. */
   onDerived?(outcome: DerivationOutcome, seconds: number): void;
@@ -55,7 +55,7 @@ export interface TypeSchemas {
   close(): Promise<void>;
 }
 
-const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_TIMEOUT_MS = 300_000;
 
 /** Runs one job in a fresh worker thread, which ends with it. */
 function deriveInWorker(job: SchemaJob, timeoutMs: number, running: Set<Worker>): Promise<SchemaFileResult> {
