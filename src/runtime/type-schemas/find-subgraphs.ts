@@ -86,7 +86,8 @@ function addNodeCalls(node: ts.Node): ts.CallExpression[] {
     ts.forEachChild(current, visit);
   };
   visit(node);
-  return calls;
+  // In source order: a chain's outermost call is found first, but names the last node.
+  return calls.sort((a, b) => (a.arguments[0]?.pos ?? 0) - (b.arguments[0]?.pos ?? 0));
 }
 
 /**
