@@ -16,7 +16,6 @@ export function reflectHelpers(): string {
   return `
 import type { BaseMessage as ${p}BaseMessage } from '@langchain/core/messages';
 import type { StateDefinition as ${p}StateDefinition, StateType as ${p}StateType, UpdateType as ${p}UpdateType } from '@langchain/langgraph';
-// eslint-disable-next-line
 type ${p}Loose = any;
 type ${p}IsAny<T> = 0 extends 1 & T ? true : false;
 type ${p}NotAny<T> = ${p}IsAny<T> extends true ? never : T;
@@ -26,8 +25,8 @@ type ${p}Made<T> = T extends (...args: ${p}Loose[]) => infer R ? Awaited<R> : Aw
 type ${p}Compiled<T> = ${p}Made<T> extends infer G ? (G extends { compile(...args: ${p}Loose[]): infer C } ? C : G) : never;
 /** Overwrite markers are how a node bypasses a reducer; they are not part of the value. */
 type ${p}Plain<T> = Exclude<T, { __overwrite__: ${p}Loose }>;
-/** true when some member of the union T is a message. */
-type ${p}HasMessage<T> = true extends (T extends ${p}BaseMessage ? true : never) ? true : false;
+/** true when some member of the union T is a message (never when the project's BaseMessage does not resolve: every type would match \`any\`). */
+type ${p}HasMessage<T> = ${p}IsAny<${p}BaseMessage> extends true ? false : true extends (T extends ${p}BaseMessage ? true : never) ? true : false;
 /** true when some member of the union T is an array of which some element type is a message. */
 type ${p}HasMessageList<T> = true extends (T extends ReadonlyArray<infer E> ? (${p}HasMessage<E> extends true ? true : never) : never) ? true : false;
 type ${p}Deeper<D extends 0[]> = [0, ...D];
