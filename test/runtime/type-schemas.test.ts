@@ -7,7 +7,9 @@
 // not parse (served without schemas, with a warning, and still runs).
 // The expected JSON follows the shapes LangGraph's server documents and its parser tests show:
 // draft-07, no `required`, messages as `BaseMessage` references, nesting cut after three levels
-// (an array counts as one), the context schema equal to the config schema.
+// (an array counts as one), the context schema equal to the config schema. They are also what
+// the parser of @langchain/langgraph-api 1.5.1 gives for the same file (compared by hand, outside
+// the suite: identical but for the id TypeScript gives an internal symbol key of RemoveMessage).
 import { fileURLToPath } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
