@@ -2,6 +2,7 @@
 // Both processes load graphs: workers to run them, the API only to read and update state
 // through the checkpointer (getState, updateState, history), never to execute a node.
 // Built-in graphs are imported statically from graphs/, so the import lint sees every arrow.
+import { fileURLToPath } from 'node:url';
 import { batchStoreCallsWithoutPolling } from './store-batching.js';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type { Pregel } from '@langchain/langgraph/pregel';
@@ -32,6 +33,8 @@ export interface GraphRegistry {
   has(graphId: string): boolean;
   /** The graph for a run or a state read, with Warren's checkpointer attached. */
   load(graphId: string, config?: RunnableConfig): Promise<HostedGraph>;
+  /** The TypeScript file and export a configured graph comes from (its types describe it); null for JavaScript and built-in graphs. */
+  typeSource(graphId: string): { file: string; exportName: string } | null;
 }
 
 function isPregel(value: unknown): value is HostedGraph {
@@ -104,6 +107,10 @@ export function createGraphRegistry(
   return {
     ids: () => [...resolved.keys()],
     has: (graphId) => resolved.has(graphId),
+    typeSource(graphId) {
+      const entry = resolved.get(graphId);
+      return entry && 'url' in entry && entry.typescript ? { file: fileURLToPath(entry.url), exportName: entry.exportName } : null;
+    },
     async load(graphId, config) {
       const entry = resolved.get(graphId);
       if (!entry) throw new GraphNotFoundError(`Assistant or graph "${graphId}" not found`);

@@ -52,6 +52,7 @@ import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
 import { connectionErrorLog, connectRedis } from './store/redis.js';
 import { createRunFollow } from './streams/run-follow.js';
 import { createAssistantsService } from './runtime/assistants.service.js';
+import { createTypeSchemas } from './runtime/type-schemas/type-schemas.js';
 import { createRunAdmission, SELF_STARTED_RECURSION_LIMIT, type RunAdmissionDeps } from './admission/admit-run.js';
 import { triggerCron } from './admission/cron-tick.js';
 import type { CancelSignals } from './admission/cancel-run.js';
@@ -241,7 +242,14 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         await gatewayDeps.files.removeThread(threadId);
       }),
   });
-  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy, systemDefaults });
+  const typeSchemas = createTypeSchemas({
+    ids: () => graphs.ids(),
+    typeSource: (graphId) => graphs.typeSource(graphId),
+    log,
+    ...(env.schemaResolveTimeoutMs ? { timeoutMs: env.schemaResolveTimeoutMs } : {}),
+    onDerived: (outcome, seconds) => metrics.typeSchemaSeconds.observe({ outcome }, seconds),
+  });
+  const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy, systemDefaults, typeSchemas });
   const queueBoard = queueBoardSettings(config.admin.queues);
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
@@ -297,6 +305,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         await app.close();
         // After the app: uploads in flight have had their answers, so no conversion is cut short.
         await conversionPool.close();
+        await typeSchemas.close();
         const redisAway = redis.command.status !== 'ready';
         await dispatcher.close(redisAway);
         await cronScheduler.close(redisAway);

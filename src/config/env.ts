@@ -52,6 +52,8 @@ export const EnvConfigSchema = Type.Object({
   memoryUser: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
   /** WARREN_API_URL: the deployment's root URL for its own processes, over config.yaml's `api_url`. */
   apiUrl: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
+  /** LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS (LangGraph's name): how long deriving a graph file's schemas from its types may take. */
+  schemaResolveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -77,6 +79,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     ...(env.WARREN_WORKER_METRICS_PORT ? { workerMetricsPort: Number(env.WARREN_WORKER_METRICS_PORT) } : {}),
     ...(env.WARREN_MEMORY_USER ? { memoryUser: env.WARREN_MEMORY_USER } : {}),
     ...(env.WARREN_API_URL ? { apiUrl: env.WARREN_API_URL } : {}),
+    ...(env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS ? { schemaResolveTimeoutMs: Number(env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS) } : {}),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -94,6 +97,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       workerMetricsPort: 'WARREN_WORKER_METRICS_PORT',
       memoryUser: 'WARREN_MEMORY_USER',
       apiUrl: 'WARREN_API_URL',
+      schemaResolveTimeoutMs: 'LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS',
     };
     // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {

@@ -33,19 +33,21 @@ await import(${JSON.stringify(entry)});
 `;
 }
 
+/**
+ * A worker thread's script: `compiled` (the JavaScript in dist/) when it exists, else `source`
+ * (the TypeScript file) behind the bootstrap; null when neither is there.
+ */
+export function workerScript(compiled: URL, source: URL): URL | null {
+  if (existsSync(fileURLToPath(compiled))) return compiled;
+  if (existsSync(fileURLToPath(source))) return new URL(`data:text/javascript,${encodeURIComponent(sourceBootstrap(source.href))}`);
+  return null;
+}
+
 let cachedEntry: URL | null = null;
 
 /** The worker script: compiled JavaScript next to this file, else the TypeScript source. */
 export function workerEntry(): URL {
-  if (cachedEntry) return cachedEntry;
-  const compiled = new URL('./convert-worker.js', import.meta.url);
-  const source = new URL('./convert-worker.ts', import.meta.url);
-  if (existsSync(fileURLToPath(compiled))) {
-    cachedEntry = compiled;
-  } else if (existsSync(fileURLToPath(source))) {
-    cachedEntry = new URL(`data:text/javascript,${encodeURIComponent(sourceBootstrap(source.href))}`);
-  } else {
-    throw new ConversionError('The document converter is not installed correctly: its worker script is missing.');
-  }
+  cachedEntry ??= workerScript(new URL('./convert-worker.js', import.meta.url), new URL('./convert-worker.ts', import.meta.url));
+  if (!cachedEntry) throw new ConversionError('The document converter is not installed correctly: its worker script is missing.');
   return cachedEntry;
 }

@@ -18,6 +18,8 @@ export interface WarrenMetrics {
   waitingClients: Gauge;
   relayLagSeconds: Histogram;
   conversionSeconds: Histogram;
+  /** Deriving a TypeScript graph file's schemas from its types, by outcome (ok, broken, failed). */
+  typeSchemaSeconds: Histogram;
   /** One answered HTTP request: its route pattern (never the raw URL), method and status. */
   observeRequest(route: string, method: string, status: number, seconds: number): void;
 }
@@ -60,6 +62,13 @@ export function createWarrenMetrics({ redis, queue, hub, onCollectorError }: Sou
     help: 'Time to convert an uploaded document to Markdown, by format.',
     labelNames: ['format'],
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers,
+  });
+  const typeSchemaSeconds = new Histogram({
+    name: 'warren_graph_type_schema_duration_seconds',
+    help: 'Time to derive the JSON schemas of a TypeScript graph file from its types (once per file per process), by outcome.',
+    labelNames: ['outcome'],
+    buckets: [0.5, 1, 2.5, 5, 10, 30, 60, 120],
     registers,
   });
   const httpRequests = new Counter({
@@ -125,6 +134,7 @@ export function createWarrenMetrics({ redis, queue, hub, onCollectorError }: Sou
     waitingClients,
     relayLagSeconds,
     conversionSeconds,
+    typeSchemaSeconds,
     observeRequest(route, method, status, seconds) {
       const labels = { route, method, status: String(status) };
       httpRequests.inc(labels);

@@ -21,7 +21,8 @@ import type {
   AssistantVersionsQuery,
   GraphSchemas,
 } from './assistants.schemas.js';
-import { graphSchemas } from './graph-schemas.js';
+import { channelSchemas, NO_SCHEMAS, runtimeSchemas, toGraphSchemas, withEndpointSchemas, type SchemaParts } from './graph-schemas.js';
+import type { TypeSchemas } from './type-schemas/type-schemas.js';
 import { AssistantContendedError, AssistantExistsError, AssistantReadOnlyError, AssistantVersionNotFoundError } from './runtime.errors.js';
 
 export interface AssistantsServiceDeps {
@@ -33,6 +34,8 @@ export interface AssistantsServiceDeps {
   access: AccessPolicy;
   /** The system assistants' config and context (LANGGRAPH_CONFIG). */
   systemDefaults?: ReadonlyMap<string, SystemAssistantDefaults>;
+  /** Schemas from the TypeScript types of graphs that give none of their own. */
+  typeSchemas: Pick<TypeSchemas, 'covers' | 'forGraph'>;
 }
 
 /** Concurrent writers retry their compare-and-set; this many lost races in a row is a conflict. */
@@ -109,6 +112,20 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
     requireGraph(assistant.graph_id);
     const config = assistant.config as RunConfig;
     return { assistant, graph: await deps.graphs.load(assistant.graph_id, config.configurable ? { configurable: config.configurable } : undefined) };
+  }
+
+  /**
+   * A graph's schemas (or its subgraph's at `namespace`): its own (Zod), else from its TypeScript
+   * types, else its channels when it is JavaScript. A subgraph the types do not name gets its
+   * root graph's, as LangGraph's server answers. `typed` is set when they came from the types.
+   */
+  async function schemaParts(graphId: string, graph: HostedGraph, namespace?: string): Promise<{ parts: SchemaParts; typed: boolean }> {
+    const own = runtimeSchemas(graph);
+    if (own) return { parts: own, typed: false };
+    if (!deps.typeSchemas.covers(graphId)) return { parts: channelSchemas(graph), typed: false };
+    const derived = await deps.typeSchemas.forGraph(graphId);
+    if (!derived) return { parts: NO_SCHEMAS, typed: false };
+    return { parts: (namespace !== undefined ? derived.subgraphs[namespace] : undefined) ?? derived.root, typed: true };
   }
 
   return {
@@ -213,21 +230,26 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
 
     async schemas(id: string): Promise<GraphSchemas> {
       const { assistant, graph } = await loadGraph(id);
-      return graphSchemas(assistant.graph_id, graph);
+      return toGraphSchemas(assistant.graph_id, (await schemaParts(assistant.graph_id, graph)).parts);
     },
 
     async subgraphs(id: string, namespace: string | undefined, recurse: boolean): Promise<Record<string, GraphSchemas>> {
       const { assistant, graph } = await loadGraph(id);
       const out: Record<string, GraphSchemas> = {};
-      for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = graphSchemas(assistant.graph_id, subgraph as HostedGraph);
+      for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) {
+        out[ns] = toGraphSchemas(assistant.graph_id, (await schemaParts(assistant.graph_id, subgraph as HostedGraph, ns)).parts);
+      }
       return out;
     },
 
     async drawable(id: string, xray: boolean | number): Promise<Record<string, unknown>> {
-      const { graph } = await loadGraph(id);
+      const { assistant, graph } = await loadGraph(id);
       // Pregel's own signature omits `xray`, which its graphs honour.
       const getGraph = graph.getGraphAsync.bind(graph) as (config: { xray?: boolean | number }) => ReturnType<typeof graph.getGraphAsync>;
-      return (await getGraph({ xray })).toJSON() as Record<string, unknown>;
+      const drawn = (await getGraph({ xray })).toJSON() as Record<string, unknown>;
+      // Only schemas from types are drawn in: a Zod graph is drawn as LangGraph.js draws it.
+      const { parts, typed } = await schemaParts(assistant.graph_id, graph);
+      return typed ? withEndpointSchemas(drawn, parts) : drawn;
     },
   };
 }

@@ -1,7 +1,8 @@
 // The JSON schemas of a hosted graph, as `/assistants/{id}/schemas` and `/subgraphs` answer them.
-// LangGraph derives them at run time from a graph declared with Zod or StateSchema (the helpers
-// below are LangGraph's own). A graph declared with Annotation carries no types at run time: its
-// schemas list its channels, each taking any JSON value. A graph with no builder has none (null).
+// As LangGraph's server does: a graph declared with Zod or StateSchema gives its own at run time
+// (the helpers below are LangGraph's); a TypeScript graph whose types are TypeScript types or
+// Annotations has them derived from its types (type-schemas/). A JavaScript graph declared with
+// Annotation carries no types at all: its schemas list its channels, each taking any JSON value.
 import {
   getConfigTypeSchema,
   getInputTypeSchema,
@@ -10,8 +11,14 @@ import {
 } from '@langchain/langgraph/zod/schema';
 import type { HostedGraph } from '../../graphs/registry.js';
 import type { GraphSchemas } from './assistants.schemas.js';
+import type { GraphTypeSchemas } from './type-schemas/type-schemas.js';
 
 type JsonSchema = Record<string, unknown>;
+
+/** A graph's four schemas, as the type parser names them. */
+export type SchemaParts = GraphTypeSchemas;
+
+export const NO_SCHEMAS: SchemaParts = { state: null, input: null, output: null, config: null };
 
 /** The parts of a StateGraph's builder its compiled graph keeps (LangGraph's internals, read only). */
 interface BuilderDefinitions {
@@ -42,25 +49,56 @@ function channelsSchema(definition: unknown, fallback: unknown, title: string): 
   return { title, type: 'object', properties: Object.fromEntries(channels.map((name) => [name, {}])) };
 }
 
-export function graphSchemas(graphId: string, graph: HostedGraph): GraphSchemas {
-  const builder = builderOf(graph);
-  const typed = {
+/** The schemas a graph declared with Zod (or StateSchema) carries; null when it carries none. */
+export function runtimeSchemas(graph: HostedGraph): SchemaParts | null {
+  const typed: SchemaParts = {
     input: tryExtract(getInputTypeSchema, graph),
     output: tryExtract(getOutputTypeSchema, graph),
     state: tryExtract(getStateTypeSchema, graph),
     config: tryExtract(getConfigTypeSchema, graph),
   };
-  const hasTypes = Object.values(typed).some((schema) => schema !== null);
-  const state = hasTypes ? typed.state : channelsSchema(builder?._schemaDefinition, null, 'State');
-  const input = hasTypes ? typed.input : channelsSchema(builder?._inputDefinition, builder?._schemaDefinition, 'Input');
-  const output = hasTypes ? typed.output : channelsSchema(builder?._outputDefinition, builder?._schemaDefinition, 'Output');
+  return Object.values(typed).some((schema) => schema !== null) ? typed : null;
+}
+
+/** A graph without types at run time or in source: its channels, each any value. */
+export function channelSchemas(graph: HostedGraph): SchemaParts {
+  const builder = builderOf(graph);
+  return {
+    state: channelsSchema(builder?._schemaDefinition, null, 'State'),
+    input: channelsSchema(builder?._inputDefinition, builder?._schemaDefinition, 'Input'),
+    output: channelsSchema(builder?._outputDefinition, builder?._schemaDefinition, 'Output'),
+    config: null,
+  };
+}
+
+export function toGraphSchemas(graphId: string, parts: SchemaParts): GraphSchemas {
   return {
     graph_id: graphId,
-    input_schema: input,
-    output_schema: output,
-    state_schema: state,
-    config_schema: typed.config,
+    input_schema: parts.input,
+    output_schema: parts.output,
+    state_schema: parts.state,
+    config_schema: parts.config,
     // In LangGraph.js a graph's context and its configurable are declared by the one schema.
-    context_schema: typed.config,
+    context_schema: parts.config,
   };
+}
+
+interface DrawnNode {
+  id: unknown;
+  type?: unknown;
+  data?: unknown;
+}
+
+/**
+ * A drawn graph (`/graph`) whose start and end nodes show the graph's input and output schema,
+ * as LangGraph's Python server draws them; LangGraph.js draws them as "any value".
+ */
+export function withEndpointSchemas(drawn: Record<string, unknown>, parts: SchemaParts): Record<string, unknown> {
+  if (!Array.isArray(drawn.nodes)) return drawn;
+  const schemaFor: Record<string, JsonSchema | null> = { __start__: parts.input, __end__: parts.output };
+  const nodes = (drawn.nodes as DrawnNode[]).map((node) => {
+    const schema = typeof node.id === 'string' ? schemaFor[node.id] : undefined;
+    return schema && node.type === 'schema' ? { ...node, data: { ...schema, title: node.id } } : node;
+  });
+  return { ...drawn, nodes };
 }

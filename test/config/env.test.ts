@@ -19,4 +19,12 @@ describe('environment configuration', () => {
       expect(() => readEnvConfig({ WARREN_LISTEN_BACKLOG: bad })).toThrow(/WARREN_LISTEN_BACKLOG/);
     }
   });
+
+  it('reads how long deriving schemas from types may take from LangGraph\'s LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS (#32)', () => {
+    expect(readEnvConfig({}).schemaResolveTimeoutMs).toBeUndefined();
+    expect(readEnvConfig({ LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: '60000' }).schemaResolveTimeoutMs).toBe(60_000);
+    for (const bad of ['0', '-5', '1.5', 'soon']) {
+      expect(() => readEnvConfig({ LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: bad })).toThrow(/LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS/);
+    }
+  });
 });

@@ -82,7 +82,9 @@ describe('assistants', () => {
     const drawn = (await client.assistants.getGraph(created.assistant_id)) as { nodes: { id: string }[] };
     expect(drawn.nodes.map((n) => n.id)).toEqual(expect.arrayContaining(['step', 'done']));
     expect(await client.assistants.getSubgraphs(created.assistant_id)).toEqual({});
-  });
+    // The first schemas of a TypeScript graph are derived from its types: seconds of CPU, over a
+    // minute on a busy machine (test/runtime/type-schemas.test.ts checks what they say).
+  }, 240_000);
 
   it('merges its config into every run that uses it, the run’s own values winning', async () => {
     const created = await client.assistants.create({ graphId: 'counter', name: unique('two'), config: { configurable: { target: 2 } } });
