@@ -2,8 +2,6 @@
 import { Type, type Static } from 'typebox';
 
 const GraphPath = Type.String({ minLength: 1 });
-/** A UI namespace (a graph id, as `graphs` spells them): a URL segment in `/ui/{graph}`. */
-const UiNamespace = Type.String({ pattern: '^[A-Za-z0-9_.-]{1,128}$' });
 
 export const LangGraphJsonSchema = Type.Object(
   {
@@ -31,9 +29,10 @@ export const LangGraphJsonSchema = Type.Object(
     /**
      * Generative UI: graph id (the namespace `LoadExternalComponent` asks for) → the `.tsx` file
      * (relative to the file) whose default export maps component names to React components.
-     * Bundled at start by `@langchain/langgraph-ui` (src/runtime/ui-bundles.ts).
+     * Bundled at start by `@langchain/langgraph-ui` (src/ui/ui-bundles.ts). The ids are checked
+     * in langgraph-json.ts, whose message names the one that cannot be a URL segment.
      */
-    ui: Type.Optional(Type.Record(UiNamespace, Type.String({ minLength: 1 }))),
+    ui: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
     /** `shared`: packages the page provides, left out of every bundle as React is. */
     ui_config: Type.Optional(Type.Object({ shared: Type.Optional(Type.Array(Type.String({ minLength: 1 }))) }, { additionalProperties: false })),
     /** The long-term store's `index` and `ttl`: checked as config.yaml's `store` (load-config.ts). */

@@ -34,6 +34,8 @@ const REFUSED_KEYS: Readonly<Record<string, string>> = {
   node_loader: 'custom module loaders are not supported; TypeScript graphs load without one',
 };
 
+const UI_ID = /^[A-Za-z0-9_.-]{1,128}$/;
+
 const PYTHON_MODULE = /\.(?:py|pyx|pyd|pyi)$/;
 
 export interface LangGraphProject {
@@ -117,6 +119,8 @@ function checkDependencies(file: string, dir: string, dependencies: readonly str
 function readUi(file: string, dir: string, ui: LangGraphJson['ui'], uiConfig: LangGraphJson['ui_config']): ProjectUi | undefined {
   if (ui === undefined) return undefined;
   for (const [id, component] of Object.entries(ui)) {
+    // The id is a URL segment (`/ui/{graph}`), spelled as graph ids are.
+    if (!UI_ID.test(id)) fail(file, `ui "${id}": the id must be 1 to 128 letters, digits, "_", "." or "-".`);
     const full = path.resolve(dir, component);
     const inside = path.relative(dir, full);
     if (inside === '..' || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)) fail(file, `ui "${id}" (${component}) is outside the project directory ${dir}.`);
