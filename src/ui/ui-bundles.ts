@@ -9,20 +9,28 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { ProjectUi } from '../config/langgraph-json.js';
 import { ConfigError } from '../errors.js';
+import { componentNames } from './ui-components.js';
 
 export interface UiFile {
   basename: string;
   contents: Buffer;
 }
 
-/** graph id → its bundled files: `entrypoint.js`, and `entrypoint.css` when the components import styles. */
-export type UiBundles = ReadonlyMap<string, readonly UiFile[]>;
+export interface UiBundle {
+  /** `entrypoint.js`, and `entrypoint.css` when the components import styles. */
+  files: readonly UiFile[];
+  /** The names its default export maps to components; null when the source alone cannot tell. */
+  components: ReadonlySet<string> | null;
+}
+
+/** graph id → its bundle. */
+export type UiBundles = ReadonlyMap<string, UiBundle>;
 
 /** Bundles under way in this process (two API replicas of a test share one): esbuild stops after the last. */
 let bundling = 0;
 
 /** One graph's components, bundled into `output`; a failure is a config fault naming the file. */
-async function bundleOne(ui: ProjectUi, id: string, output: string): Promise<UiFile[]> {
+async function bundleOne(ui: ProjectUi, id: string, output: string): Promise<UiBundle> {
   const component = ui.components[id] as string;
   // Loaded here only: a start without `ui` never loads esbuild or Tailwind.
   const { build } = await import('@langchain/langgraph-ui');
@@ -30,7 +38,8 @@ async function bundleOne(ui: ProjectUi, id: string, output: string): Promise<UiF
     await build({ output, cwd: ui.cwd, defs: { [id]: component }, config: { shared: ui.shared } });
     const folder = path.join(output, 'public', id);
     const names = (await readdir(folder)).sort();
-    return await Promise.all(names.map(async (basename) => ({ basename, contents: await readFile(path.join(folder, basename)) })));
+    const files = await Promise.all(names.map(async (basename) => ({ basename, contents: await readFile(path.join(folder, basename)) })));
+    return { files, components: componentNames(path.resolve(ui.cwd, component)) };
   } catch (err) {
     throw new ConfigError(`${ui.file}: ui "${id}" (${path.resolve(ui.cwd, component)}) could not be bundled: ${(err as Error).message}`, { cause: err });
   }
@@ -47,7 +56,7 @@ export async function bundleUi(ui: ProjectUi | undefined): Promise<UiBundles> {
     const results = await Promise.allSettled(ids.map((id, i) => bundleOne(ui, id, path.join(out, String(i)))));
     const failed = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
     if (failed.length > 0) throw new ConfigError(failed.join('\n'));
-    return new Map(ids.map((id, i) => [id, (results[i] as PromiseFulfilledResult<UiFile[]>).value]));
+    return new Map(ids.map((id, i) => [id, (results[i] as PromiseFulfilledResult<UiBundle>).value]));
   } finally {
     await rm(out, { recursive: true, force: true });
     // esbuild keeps a service process for more builds; none come once the starts' bundles are done.

@@ -5,3 +5,5 @@ import { defineError } from '../errors.js';
 export const UiNotFoundError = defineError('WARREN_UI_NOT_FOUND', 404);
 /** The graph's bundle has no file of that name. */
 export const UiFileNotFoundError = defineError('WARREN_UI_FILE_NOT_FOUND', 404);
+/** The graph's components have none of that name (its default export does not map it). */
+export const UiComponentNotFoundError = defineError('WARREN_UI_COMPONENT_NOT_FOUND', 404);

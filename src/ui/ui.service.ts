@@ -2,8 +2,8 @@
 // the HTML that the SDK's LoadExternalComponent puts in a shadow root (a stylesheet link per CSS
 // file, then the script that renders the named component into it), and the files behind it.
 import path from 'node:path';
-import type { UiBundles, UiFile } from './ui-bundles.js';
-import { UiFileNotFoundError, UiNotFoundError } from './ui.errors.js';
+import type { UiBundle, UiBundles, UiFile } from './ui-bundles.js';
+import { UiComponentNotFoundError, UiFileNotFoundError, UiNotFoundError } from './ui.errors.js';
 
 /** Where the page must fetch the files from: the request's `Host` and the path the routes sit under. */
 export interface UiOrigin {
@@ -41,14 +41,17 @@ function schemeFor(host: string): string {
 }
 
 export function createUiService(bundles: UiBundles): UiService {
-  const filesOf = (graph: string): readonly UiFile[] => {
-    const files = bundles.get(graph);
-    if (!files?.length) throw new UiNotFoundError(`No generative UI for graph "${graph}": langgraph.json's "ui" does not name it.`);
-    return files;
+  const bundleOf = (graph: string): UiBundle => {
+    const bundle = bundles.get(graph);
+    if (!bundle?.files.length) throw new UiNotFoundError(`No generative UI for graph "${graph}": langgraph.json's "ui" does not name it.`);
+    return bundle;
   };
   return {
     snippet(graph, name, origin) {
-      const files = filesOf(graph);
+      const { files, components } = bundleOf(graph);
+      if (components && !components.has(name)) {
+        throw new UiComponentNotFoundError(`The UI of graph "${graph}" has no component "${name}"; it has ${[...components].map((c) => `"${c}"`).join(', ')}.`);
+      }
       const url = (file: UiFile) => `${schemeFor(origin.host)}//${origin.host}${origin.base}/ui/${graph}/${file.basename}`;
       const lines = files.filter((f) => path.extname(f.basename) === '.css').map((f) => `<link rel="stylesheet" href="${url(f)}" />`);
       const script = files.find((f) => path.extname(f.basename) === '.js');
@@ -58,7 +61,7 @@ export function createUiService(bundles: UiBundles): UiService {
       return lines.join('\n');
     },
     file(graph, basename) {
-      const file = filesOf(graph).find((f) => f.basename === basename);
+      const file = bundleOf(graph).files.find((f) => f.basename === basename);
       if (!file) throw new UiFileNotFoundError(`The UI bundle of graph "${graph}" has no file "${basename}".`);
       return { contents: file.contents, contentType: CONTENT_TYPES[path.extname(basename)] ?? 'text/plain' };
     },

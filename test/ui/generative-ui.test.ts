@@ -20,12 +20,21 @@ let stack: Stack;
 let second: ApiServer;
 /** http://127.0.0.1:<port> of each API replica. */
 let replicas: string[];
+/** The page's `window`, where the SDK's react-ui module installs its component store and `require`. */
+const page: Record<PropertyKey, unknown> = {};
+let reactUi: typeof import('@langchain/langgraph-sdk/react-ui');
 
 beforeAll(async () => {
+  // Loaded before the stack: the API and the workers share this process, and a module this size
+  // loading while requests are in flight holds their Redis replies up.
+  (globalThis as { window?: unknown }).window = page;
+  reactUi = await import('@langchain/langgraph-sdk/react-ui');
   stack = await startStack({ config: { langgraph_json: PROJECT }, workers: 2 });
   // The second replica reads the same files, and bundles them for itself.
   second = await createApiServer({ env: { ...stack.env, instanceId: 'test-api-2' }, loaded: loadAppConfig({ WARREN_CONFIG: path.join(stack.home, 'config.yaml') }) });
   replicas = [stack.url, await second.app.listen({ port: 0, host: '127.0.0.1' })];
+  // The graph module too (the workers import the one the API loaded).
+  expect((await fetch(`${stack.apiUrl}/assistants/agent/graph`)).status).toBe(200);
 }, 120_000);
 
 afterAll(async () => {
@@ -37,10 +46,12 @@ afterAll(async () => {
 const postUi = (base: string, graph: string, body: unknown) =>
   fetch(`${base}/ui/${graph}`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/html' }, body: JSON.stringify(body) });
 
-async function expectDetail(res: Response, status: number, detail: RegExp): Promise<void> {
+async function expectDetail(res: Response, status: number, detail: RegExp | string): Promise<void> {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(((await res.json()) as { detail: string }).detail).toMatch(detail);
+  const body = (await res.json()) as { detail: string };
+  if (typeof detail === 'string') expect(body.detail).toBe(detail);
+  else expect(body.detail).toMatch(detail);
 }
 
 describe('POST /ui/{graph}', () => {
@@ -68,9 +79,16 @@ describe('POST /ui/{graph}', () => {
     );
   });
 
-  it('writes a component name so that it cannot leave the attribute it sits in', async () => {
-    const text = await (await postUi(replicas[0] as string, 'agent', { name: `x'><img src=y onerror=alert(1)>` })).text();
-    expect(text).toContain(`render("x\\u0027\\u003e\\u003cimg src=y onerror=alert(1)\\u003e", "{{shadowRootId}}")'`);
+  it('refuses a component the file does not export; serves any name when only its imports could tell', async () => {
+    await expectDetail(
+      await postUi(`${replicas[1]}/api/langgraph`, 'agent', { name: 'forecast' }),
+      404,
+      'The UI of graph "agent" has no component "forecast"; it has "weather", "stock".',
+    );
+    // `open` re-exports its components from another module: any name is served, written so that
+    // it cannot leave the attribute it sits in.
+    const text = await (await postUi(replicas[0] as string, 'open', { name: `x'><img src=y onerror=alert(1)>` })).text();
+    expect(text).toContain(`onload='__LGUI_open.render("x\\u0027\\u003e\\u003cimg src=y onerror=alert(1)\\u003e", "{{shadowRootId}}")'`);
   });
 
   it('refuses a graph without UI (404), and a body that is not {name} (422), with {detail}', async () => {
@@ -118,10 +136,6 @@ describe('GET /ui/{graph}/{file}', () => {
 /** What LoadExternalComponent does in the browser, in a VM context standing in for the page. */
 describe("the SDK's loading path through /api/langgraph", () => {
   it('renders the UI message a run pushed: getComponent on one replica, the script from the other', async () => {
-    // The page: the SDK's react-ui module installs its component store and its `require` on `window`.
-    const page: Record<PropertyKey, unknown> = {};
-    (globalThis as { window?: unknown }).window = page;
-    const reactUi = await import('@langchain/langgraph-sdk/react-ui');
     reactUi.experimental_loadShare('warren-fixture-shared', { formatCity: (city: string) => `City of ${city}` });
 
     const [one, two] = replicas.map((base) => new Client({ apiUrl: `${base}/api/langgraph` })) as [Client, Client];

@@ -12,8 +12,10 @@ import { readLangGraphJson } from '../../src/config/langgraph-json.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { ConfigError } from '../../src/errors.js';
 import { bundleUi } from '../../src/ui/ui-bundles.js';
+import { componentNames } from '../../src/ui/ui-components.js';
 import { trackedDir } from '../support/leftovers.js';
 import { startStack, testEnv, type Stack } from '../support/stack.js';
+import { waitFor } from '../support/wait-for.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/langgraph-ui/langgraph.json', import.meta.url));
 
@@ -34,6 +36,9 @@ function projectFile(keys: Record<string, unknown>): string {
   writeFileSync(file, JSON.stringify({ graphs: { agent: './src/agent.ts:graph' }, ...keys }));
   return file;
 }
+
+/** esbuild's service process, stopped (a SIGTERM), has exited and been reaped. */
+const esbuildGone = () => waitFor(async () => esbuildChildren().length === 0, 'esbuild’s service process to exit');
 
 /** Processes this one started whose command line names esbuild (its service process). */
 function esbuildChildren(): number[] {
@@ -83,15 +88,37 @@ describe('ui in langgraph.json', () => {
     expect(err.message).toContain(`${file}: ui "lost" (${path.join(project, 'src', 'missing-import.tsx')}) could not be bundled:`);
     expect(err.message).toContain('Could not resolve "./nowhere"');
     expect(err.message).not.toContain('ui "good"');
-    expect(esbuildChildren()).toEqual([]);
+    await esbuildGone();
   });
 
   it('bundles nothing, and starts no esbuild, without ui; leaves no esbuild process after bundling', async () => {
     expect((await bundleUi(undefined)).size).toBe(0);
     expect(esbuildChildren()).toEqual([]);
     const bundles = await bundleUi(readLangGraphJson(projectFile({ ui: { agent: './src/ui.tsx' } })).ui);
-    expect(bundles.get('agent')?.map((f) => f.basename)).toEqual(['entrypoint.js']);
-    expect(esbuildChildren()).toEqual([]);
+    expect(bundles.get('agent')?.files.map((f) => f.basename)).toEqual(['entrypoint.js']);
+    expect(bundles.get('agent')?.components).toEqual(new Set(['card']));
+    await esbuildGone();
+  });
+});
+
+describe('component names, from the ui file alone', () => {
+  const namesOf = (source: string) => {
+    const file = path.join(project, 'src', 'names.tsx');
+    writeFileSync(file, source);
+    return componentNames(file);
+  };
+
+  it('are the keys of a default-exported object, local spreads included', () => {
+    expect(namesOf('const more = { b: () => <i/> };\nexport default { a: () => <b/>, ...more };\n')).toEqual(new Set(['a', 'b']));
+    expect(namesOf('import { Card } from "./card";\nconst ui = { card: Card };\nexport default ui;\n')).toEqual(new Set(['card']));
+  });
+
+  it('are open (null) when only imports, an index signature or nothing could tell', () => {
+    expect(namesOf('import ui from "./elsewhere";\nexport default ui;\n')).toBeNull();
+    expect(namesOf('export { default } from "./elsewhere";\n')).toBeNull();
+    expect(namesOf('import * as more from "./elsewhere";\nexport default { a: () => null, ...more };\n')).toBeNull();
+    expect(namesOf('const all: { [name: string]: () => null } = {};\nexport default all;\n')).toBeNull();
+    expect(namesOf('export const a = 1;\n')).toBeNull();
   });
 });
 
