@@ -27,7 +27,7 @@ export async function uiRoutes(app: FastifyInstance, deps: { ui: UiService }): P
     '/ui/:graph/:file',
     // A <script src> and a <link href> carry no credentials: the files are public, as with
     // LangGraph's server (they are the project's code, not anyone's data).
-    { config: { public: true }, schema: { tags: ['ui'], params: UiFileParamsSchema, response: { 200: Type.Unknown({ description: 'The file, as bundled.' }), ...errorResponses } } },
+    { config: { public: true }, schema: { tags: ['ui'], security: [], params: UiFileParamsSchema, response: { 200: Type.Unknown({ description: 'The file, as bundled.' }), ...errorResponses } } },
     async (req, reply) => {
       const file = deps.ui.file(req.params.graph, req.params.file);
       return reply.type(file.contentType).send(file.contents);
