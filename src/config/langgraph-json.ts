@@ -47,7 +47,7 @@ export interface LangGraphProject {
   store?: unknown;
   /** `auth.path` as `<absolute module path>:<export>`, for config.yaml's `auth.module`. */
   authModule?: string;
-  /** `ui` and `ui_config.shared`, for the API's bundles (src/runtime/ui-bundles.ts). */
+  /** `ui` and `ui_config.shared`, for the API's bundles (src/ui/ui-bundles.ts). */
   ui?: ProjectUi;
 }
 

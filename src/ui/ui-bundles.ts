@@ -34,24 +34,25 @@ async function bundleOne(ui: ProjectUi, id: string, output: string): Promise<UiB
   const component = ui.components[id] as string;
   // Loaded here only: a start without `ui` never loads esbuild or Tailwind.
   const { build } = await import('@langchain/langgraph-ui');
+  let files: UiFile[];
   try {
     await build({ output, cwd: ui.cwd, defs: { [id]: component }, config: { shared: ui.shared } });
     const folder = path.join(output, 'public', id);
     const names = (await readdir(folder)).sort();
-    const files = await Promise.all(names.map(async (basename) => ({ basename, contents: await readFile(path.join(folder, basename)) })));
-    return { files, components: componentNames(path.resolve(ui.cwd, component)) };
+    files = await Promise.all(names.map(async (basename) => ({ basename, contents: await readFile(path.join(folder, basename)) })));
   } catch (err) {
     throw new ConfigError(`${ui.file}: ui "${id}" (${path.resolve(ui.cwd, component)}) could not be bundled: ${(err as Error).message}`, { cause: err });
   }
+  return { files, components: componentNames(path.resolve(ui.cwd, component)) };
 }
 
 /** Every component file of `ui` bundled, or nothing to do (no `ui`). Throws a ConfigError naming each file that fails. */
 export async function bundleUi(ui: ProjectUi | undefined): Promise<UiBundles> {
   const ids = Object.keys(ui?.components ?? {});
   if (!ui || ids.length === 0) return new Map();
-  bundling++;
   // The bundler writes its output to disk; it is read back and the folder removed.
   const out = await mkdtemp(path.join(tmpdir(), 'warren-ui-'));
+  bundling++;
   try {
     const results = await Promise.allSettled(ids.map((id, i) => bundleOne(ui, id, path.join(out, String(i)))));
     const failed = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as Error).message] : []));
