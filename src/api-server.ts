@@ -76,6 +76,9 @@ import { RedisStore } from './store/langgraph-store.js';
 import { storeSettingsFor } from './store/store-embeddings.js';
 import { createThreadFiles } from './workspace/thread-files.js';
 import { startTracing } from './tracing/tracing.js';
+import { bundleUi } from './ui/ui-bundles.js';
+import { uiRoutes } from './ui/ui.routes.js';
+import { createUiService } from './ui/ui.service.js';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -122,6 +125,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const secrets = configSecrets(config, process.env, env.apiKeys ?? []);
   // Before Redis: a custom auth module that fails to load stops the start with nothing to close.
   const auth = await authenticatorFor(config.auth, env.apiKeys ?? [], dir);
+  // Before Redis too: a component that fails to bundle stops the start naming its file.
+  const ui = createUiService(await bundleUi(loaded.ui));
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
   const redis = connectRedis(resolveRedisTarget(env, config), 'api', log, { failFast: true });
   // Collectors read Redis: while it is away, every scrape would fail the same way.
@@ -274,6 +279,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         scheduledTasks,
         threads: createDeerFlowThreadsService({ threads, state, requireThread: (identity, threadId) => recordAccess.requireThread(identity, threadId) }),
       }),
+    ui: (scope) => uiRoutes(scope, { ui }),
     ...(queueBoard
       ? {
           queueBoard: (scope: FastifyInstance) =>

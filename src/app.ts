@@ -33,6 +33,8 @@ export interface AppDeps {
   recordAccess: RecordAccess;
   /** Registers the gateway route group (mounted at /api). */
   gateway?: (app: FastifyInstance) => Promise<void>;
+  /** Registers the generative UI routes; mounted at the server root and at /api/langgraph, as LangGraph's clients reach either. */
+  ui?: (app: FastifyInstance) => Promise<void>;
   /** Registers the queue dashboard (mounted at /admin/queues); absent when `admin.queues` is off. */
   queueBoard?: (app: FastifyInstance) => Promise<void>;
   redisReady: () => boolean;
@@ -197,6 +199,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     metrics: deps.metrics,
   });
   await app.register(async (scope) => runtimeRoutes(scope, deps.runtime), { prefix: '/api/langgraph' });
+  if (deps.ui) {
+    const ui = deps.ui;
+    await app.register(async (scope) => ui(scope));
+    await app.register(async (scope) => ui(scope), { prefix: '/api/langgraph' });
+  }
   if (deps.gateway) {
     const gateway = deps.gateway;
     await app.register(async (scope) => gateway(scope), { prefix: '/api' });

@@ -26,6 +26,15 @@ export const LangGraphJsonSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /**
+     * Generative UI: graph id (the namespace `LoadExternalComponent` asks for) → the `.tsx` file
+     * (relative to the file) whose default export maps component names to React components.
+     * Bundled at start by `@langchain/langgraph-ui` (src/ui/ui-bundles.ts). The ids are checked
+     * in langgraph-json.ts, whose message names the one that cannot be a URL segment.
+     */
+    ui: Type.Optional(Type.Record(Type.String(), Type.String({ minLength: 1 }))),
+    /** `shared`: packages the page provides, left out of every bundle as React is. */
+    ui_config: Type.Optional(Type.Object({ shared: Type.Optional(Type.Array(Type.String({ minLength: 1 }))) }, { additionalProperties: false })),
     /** The long-term store's `index` and `ttl`: checked as config.yaml's `store` (load-config.ts). */
     store: Type.Optional(Type.Unknown()),
   },

@@ -29,12 +29,12 @@ const BUILD_TIME_KEYS = new Set([
 const REFUSED_KEYS: Readonly<Record<string, string>> = {
   checkpointer: "Warren's checkpoints live in Redis with their own lifetime; `checkpointer` (ttl) cannot be honoured",
   http: 'custom HTTP apps and route switches are not supported; CORS is `cors` in config.yaml',
-  ui: 'generative UI components are not served',
-  ui_config: 'generative UI components are not served',
   webhooks: 'webhook settings are not supported',
   encryption: 'custom encryption is not supported',
   node_loader: 'custom module loaders are not supported; TypeScript graphs load without one',
 };
+
+const UI_ID = /^[A-Za-z0-9_.-]{1,128}$/;
 
 const PYTHON_MODULE = /\.(?:py|pyx|pyd|pyi)$/;
 
@@ -47,6 +47,19 @@ export interface LangGraphProject {
   store?: unknown;
   /** `auth.path` as `<absolute module path>:<export>`, for config.yaml's `auth.module`. */
   authModule?: string;
+  /** `ui` and `ui_config.shared`, for the API's bundles (src/ui/ui-bundles.ts). */
+  ui?: ProjectUi;
+}
+
+export interface ProjectUi {
+  /** The langgraph.json, for messages. */
+  file: string;
+  /** The project's directory: the bundler's root, which every component file must be inside. */
+  cwd: string;
+  /** graph id → component file, relative to `cwd` as langgraph.json writes it. */
+  components: Record<string, string>;
+  /** Packages the page provides, left out of the bundles. */
+  shared: string[];
 }
 
 function fail(file: string, message: string): never {
@@ -102,6 +115,20 @@ function checkDependencies(file: string, dir: string, dependencies: readonly str
   }
 }
 
+/** `ui` with each component file checked: it exists, inside the project (the bundler's root). */
+function readUi(file: string, dir: string, ui: LangGraphJson['ui'], uiConfig: LangGraphJson['ui_config']): ProjectUi | undefined {
+  if (ui === undefined) return undefined;
+  for (const [id, component] of Object.entries(ui)) {
+    // The id is a URL segment (`/ui/{graph}`), spelled as graph ids are.
+    if (!UI_ID.test(id)) fail(file, `ui "${id}": the id must be 1 to 128 letters, digits, "_", "." or "-".`);
+    const full = path.resolve(dir, component);
+    const inside = path.relative(dir, full);
+    if (inside === '..' || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside)) fail(file, `ui "${id}" (${component}) is outside the project directory ${dir}.`);
+    if (!existsSync(full) || !statSync(full).isFile()) fail(file, `ui "${id}": component file ${full} does not exist.`);
+  }
+  return { file, cwd: dir, components: { ...ui }, shared: [...(uiConfig?.shared ?? [])] };
+}
+
 /** Reads and checks a langgraph.json: its graphs as absolute specs, and its environment. */
 export function readLangGraphJson(file: string): LangGraphProject {
   const raw = readJson(file);
@@ -116,7 +143,14 @@ export function readLangGraphJson(file: string): LangGraphProject {
   const graphs = Object.fromEntries(Object.entries(raw.graphs).map(([id, entry]) => [id, graphSpec(file, dir, id, entry)]));
   const store = (raw as { store?: unknown }).store;
   const authModule = raw.auth ? moduleSpec(file, dir, 'auth', raw.auth.path) : undefined;
-  return { graphs, env: readEnv(file, dir, raw.env), ...(store === undefined ? {} : { store }), ...(authModule === undefined ? {} : { authModule }) };
+  const ui = readUi(file, dir, raw.ui, raw.ui_config);
+  return {
+    graphs,
+    env: readEnv(file, dir, raw.env),
+    ...(store === undefined ? {} : { store }),
+    ...(authModule === undefined ? {} : { authModule }),
+    ...(ui === undefined ? {} : { ui }),
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { AppConfigSchema, type AppConfig } from './app-config.schemas.js';
 import { problemsMessage, schemaProblems, unknownKeys } from './config-problems.js';
-import { applyProjectEnv, mergeProjectGraphs, readLangGraphJson, type LangGraphProject } from './langgraph-json.js';
+import { applyProjectEnv, mergeProjectGraphs, readLangGraphJson, type LangGraphProject, type ProjectUi } from './langgraph-json.js';
 import { redisTargetFromConfig } from './redis-target.js';
 
 export interface LoadedConfig {
@@ -16,6 +16,8 @@ export interface LoadedConfig {
   readonly file: string | null;
   /** Directory that relative paths in the config (graph modules, skills) are resolved against. */
   readonly dir: string;
+  /** The project's generative UI (`ui` in its langgraph.json), which the API bundles at start. */
+  readonly ui?: ProjectUi;
 }
 
 const ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
@@ -49,7 +51,7 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfi
   // The project's env is read first, so config.yaml's `$NAME` values may come from it too.
   const config = parseAppConfig(withProjectAuth(withProjectStore(raw, project, file), project, file), { ...project.env, ...env }, project.store === undefined ? file : `${file} (store: from ${project.file})`);
   const graphs = mergeProjectGraphs(config.graphs, project, project.file);
-  return { config: Object.freeze({ ...config, graphs: Object.freeze(graphs) }), file, dir };
+  return { config: Object.freeze({ ...config, graphs: Object.freeze(graphs) }), file, dir, ...(project.ui ? { ui: project.ui } : {}) };
 }
 
 /** The project's `store` stands in for config.yaml's; both at once is a fault, not a silent choice. */

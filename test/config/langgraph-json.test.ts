@@ -65,7 +65,6 @@ describe('langgraph.json', () => {
       ['checkpointer', /Redis/],
       ['http', /CORS is `cors` in config.yaml/],
       ['webhooks', /webhook settings/],
-      ['ui', /generative UI/],
     ] as const) {
       const attempt = () => load({ graphs: GRAPHS, [key]: {} });
       expect(attempt).toThrow(ConfigError);
