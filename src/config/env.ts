@@ -52,6 +52,11 @@ export const EnvConfigSchema = Type.Object({
   memoryUser: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
   /** WARREN_API_URL: the deployment's root URL for its own processes, over config.yaml's `api_url`. */
   apiUrl: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
+  /**
+   * WARREN_SESSION_SECRET: the key that signs people's session cookies (`auth.accounts`), at
+   * least 32 characters; every API replica needs the same one. Required when accounts are on.
+   */
+  sessionSecret: Type.Optional(Type.String({ minLength: 32, maxLength: 1024 })),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -77,6 +82,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     ...(env.WARREN_WORKER_METRICS_PORT ? { workerMetricsPort: Number(env.WARREN_WORKER_METRICS_PORT) } : {}),
     ...(env.WARREN_MEMORY_USER ? { memoryUser: env.WARREN_MEMORY_USER } : {}),
     ...(env.WARREN_API_URL ? { apiUrl: env.WARREN_API_URL } : {}),
+    ...(env.WARREN_SESSION_SECRET ? { sessionSecret: env.WARREN_SESSION_SECRET } : {}),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -94,6 +100,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       workerMetricsPort: 'WARREN_WORKER_METRICS_PORT',
       memoryUser: 'WARREN_MEMORY_USER',
       apiUrl: 'WARREN_API_URL',
+      sessionSecret: 'WARREN_SESSION_SECRET',
     };
     // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {
