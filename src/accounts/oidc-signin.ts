@@ -15,6 +15,8 @@ import type { RequestFacts } from './accounts.service.js';
 import { OIDC_CALLBACK_PATH, OIDC_STATE_COOKIE, oidcStateCookie } from './session-cookies.js';
 
 const SIGN_IN_TTL_SECONDS = 600;
+const DEFAULT_SCOPES = ['openid', 'email', 'profile'];
+const DEFAULT_FETCH_TIMEOUT_SECONDS = 10;
 
 interface Discovery {
   authorization_endpoint: string;
@@ -69,7 +71,8 @@ export function createOidcSignIn({ config, store, startSession }: OidcSignInDeps
     if (!config.enabled || !provider) throw new UnknownProviderError(`Unknown sign-in provider: ${id}.`);
     return provider;
   };
-  const timeout = (provider: OidcProviderConfig) => AbortSignal.timeout(provider.fetch_timeout_seconds * 1000);
+  const timeoutMs = (provider: OidcProviderConfig) => (provider.fetch_timeout_seconds ?? DEFAULT_FETCH_TIMEOUT_SECONDS) * 1000;
+  const timeout = (provider: OidcProviderConfig) => AbortSignal.timeout(timeoutMs(provider));
 
   const discover = (id: string, provider: OidcProviderConfig): Promise<Discovery> => {
     const cached = discoveryCache.get(id);
@@ -96,7 +99,7 @@ export function createOidcSignIn({ config, store, startSession }: OidcSignInDeps
   const keySet = (discovery: Discovery, provider: OidcProviderConfig) => {
     let set = keySetCache.get(discovery.jwks_uri);
     if (!set) {
-      set = createRemoteJWKSet(new URL(discovery.jwks_uri), { timeoutDuration: provider.fetch_timeout_seconds * 1000 });
+      set = createRemoteJWKSet(new URL(discovery.jwks_uri), { timeoutDuration: timeoutMs(provider) });
       keySetCache.set(discovery.jwks_uri, set);
     }
     return set;
@@ -158,7 +161,7 @@ export function createOidcSignIn({ config, store, startSession }: OidcSignInDeps
         response_type: 'code',
         client_id: provider.client_id,
         redirect_uri: pending.redirectUri,
-        scope: provider.scopes.join(' '),
+        scope: (provider.scopes ?? DEFAULT_SCOPES).join(' '),
         state,
         nonce: pending.nonce,
         code_challenge: sha256url(pending.verifier),

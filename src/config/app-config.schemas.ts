@@ -287,11 +287,12 @@ export const OidcProviderConfigSchema = Type.Object(
     client_id: NonEmpty,
     /** Best as a `$NAME` reference; absent for a public client (PKCE alone). */
     client_secret: Type.Optional(Type.String()),
-    scopes: Type.Array(NonEmpty, { default: ['openid', 'email', 'profile'] }),
+    /** Default `openid email profile`. (Entries of a map get no schema defaults: the code applies them.) */
+    scopes: Type.Optional(Type.Array(NonEmpty, { minItems: 1 })),
     /** Where the issuer sends the browser back; default: `<this request's origin>/api/v1/auth/callback/<id>`. */
     redirect_uri: Type.Optional(Type.String({ pattern: '^https?://' })),
-    /** Budget of one call to the issuer (discovery, keys, token). */
-    fetch_timeout_seconds: Type.Number({ exclusiveMinimum: 0, default: 10 }),
+    /** Budget of one call to the issuer (discovery, keys, token); default 10. */
+    fetch_timeout_seconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   },
   { additionalProperties: false },
 );
