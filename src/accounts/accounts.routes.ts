@@ -52,19 +52,19 @@ export async function accountsRoutes(app: FastifyInstance, { accounts, oidc, ori
   };
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
-  r.get('/setup-status', { config: open, schema: { tags, description: 'Whether the first admin still has to be made.', response: { 200: SetupStatusSchema } } }, () => accounts.setupStatus());
-  r.get('/providers', { config: open, schema: { tags, description: 'The OIDC providers people may sign in with.', response: { 200: ProvidersSchema } } }, () => accounts.providers());
+  r.get('/setup-status', { config: open, schema: { tags, security: [], description: 'Whether the first admin still has to be made.', response: { 200: SetupStatusSchema } } }, () => accounts.setupStatus());
+  r.get('/providers', { config: open, schema: { tags, security: [], description: 'The OIDC providers people may sign in with.', response: { 200: ProvidersSchema } } }, () => accounts.providers());
   r.get('/me', { schema: { tags, description: 'Who the request is signed in as.', response: { 200: UserSchema } } }, (request) => accounts.me(request.identity));
 
-  r.post('/initialize', { config: open, schema: { tags, description: 'Makes the first account, an admin, once.', body: NewAccountBodySchema, response: { 201: UserSchema } } }, async (request, reply) => {
+  r.post('/initialize', { config: open, schema: { tags, security: [], description: 'Makes the first account, an admin, once.', body: NewAccountBodySchema, response: { 201: UserSchema } } }, async (request, reply) => {
     const result = await accounts.initialize(request.body, facts(request));
     return reply.code(201).send(withCookies(reply, result));
   });
-  r.post('/register', { config: open, schema: { tags, description: 'Makes an account, when self-registration is on.', body: NewAccountBodySchema, response: { 201: UserSchema } } }, async (request, reply) => {
+  r.post('/register', { config: open, schema: { tags, security: [], description: 'Makes an account, when self-registration is on.', body: NewAccountBodySchema, response: { 201: UserSchema } } }, async (request, reply) => {
     const result = await accounts.register(request.body, facts(request));
     return reply.code(201).send(withCookies(reply, result));
   });
-  r.post('/login/local', { config: open, schema: { tags, description: 'Signs in with email and password (a form or JSON).', body: LoginBodySchema, response: { 200: LoginResponseSchema } } }, async (request, reply) => {
+  r.post('/login/local', { config: open, schema: { tags, security: [], description: 'Signs in with email and password (a form or JSON).', body: LoginBodySchema, response: { 200: LoginResponseSchema } } }, async (request, reply) => {
     try {
       return withCookies(reply, await accounts.login(request.body, facts(request)));
     } catch (err) {
@@ -72,7 +72,7 @@ export async function accountsRoutes(app: FastifyInstance, { accounts, oidc, ori
       throw err;
     }
   });
-  r.post('/logout', { config: open, schema: { tags, description: 'Ends this session and clears its cookies.', response: { 200: MessageSchema } } }, async (request, reply) =>
+  r.post('/logout', { config: open, schema: { tags, security: [], description: 'Ends this session and clears its cookies.', response: { 200: MessageSchema } } }, async (request, reply) =>
     withCookies(reply, await accounts.logout(facts(request))),
   );
   r.post('/change-password', { schema: { tags, description: "Changes the account's password (and email); ends its other sessions.", body: ChangePasswordBodySchema, response: { 200: MessageSchema } } }, async (request, reply) =>
@@ -83,10 +83,10 @@ export async function accountsRoutes(app: FastifyInstance, { accounts, oidc, ori
     if (to.cookies.length > 0) void reply.header('set-cookie', to.cookies);
     return reply.header('cache-control', 'no-store').redirect(to.location, 302);
   };
-  r.get('/oauth/:provider', { config: open, schema: { tags, description: "Starts a sign-in at an OIDC provider (a redirect to its sign-in page).", params: ProviderParamsSchema, querystring: OAuthStartQuerySchema } }, async (request, reply) =>
+  r.get('/oauth/:provider', { config: open, schema: { tags, security: [], description: "Starts a sign-in at an OIDC provider (a redirect to its sign-in page).", params: ProviderParamsSchema, querystring: OAuthStartQuerySchema } }, async (request, reply) =>
     redirect(reply, await oidc.start(request.params.provider, request.query, facts(request))),
   );
-  r.get('/callback/:provider', { config: open, schema: { tags, description: "Where the OIDC provider sends the browser back; signs it in.", params: ProviderParamsSchema, querystring: OAuthCallbackQuerySchema } }, async (request, reply) =>
+  r.get('/callback/:provider', { config: open, schema: { tags, security: [], description: "Where the OIDC provider sends the browser back; signs it in.", params: ProviderParamsSchema, querystring: OAuthCallbackQuerySchema } }, async (request, reply) =>
     redirect(reply, await oidc.finish(request.params.provider, request.query, facts(request))),
   );
 }
