@@ -229,6 +229,13 @@ describe('a session on both replicas', () => {
     const unknown = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(me).setIssuer('warren').setAudience('warren-session').setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
     expect((await call(A, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${unknown}` } })).status).toBe(401);
     expect((await call(A, 'GET', '/api/v1/auth/me', { headers: { cookie: 'access_token=garbage' } })).status).toBe(401);
+    // Alice's real token with its payload changed to name the admin, the signature kept; and the same unsigned (`alg: none`).
+    const [header = '', payload = '', signature = ''] = (alice.values.get('access_token') ?? '').split('.');
+    const admin = (await call(A, 'GET', '/api/v1/auth/me', { jar: (await signIn(A, ADMIN.email, ADMIN.password)).jar })).body.id as string;
+    const swapped = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), sub: admin })).toString('base64url');
+    expect((await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${header}.${swapped}.${signature}` } })).status).toBe(401);
+    const none = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+    expect((await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${none}.${swapped}.` } })).status).toBe(401);
   });
 });
 
