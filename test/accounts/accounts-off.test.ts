@@ -64,6 +64,10 @@ describe('accounts on', () => {
     await expect(startReplicas({ apis: 1, workers: 0, config: { auth: { accounts: { enabled: true } } } })).rejects.toThrow(/WARREN_SESSION_SECRET/);
   });
 
+  it('refuse to start with a trusted proxy that is not an address or a range', async () => {
+    await expect(startReplicas({ apis: 1, workers: 0, config: { auth: { accounts: { enabled: true, trusted_proxies: ['proxy.local'] } } }, env: { sessionSecret: SECRET } })).rejects.toThrow(/not an address or a CIDR range/);
+  });
+
   describe('with self-registration off and no trusted proxy', () => {
     let stack: ReplicaStack;
     beforeAll(async () => {

@@ -13,6 +13,7 @@ import { testGraphs } from '../support/stack.js';
 import { upgradeStatus } from '../support/upgrade-status.js';
 
 const SECRET = `test-session-secret-${randomUUID()}`;
+const ROBOT_KEY = `robot-key-${randomUUID()}`;
 const ADMIN = { email: `Admin-${randomUUID().slice(0, 8)}@Example.com`, password: 'first admin passphrase' };
 
 let stack: ReplicaStack;
@@ -24,7 +25,7 @@ beforeAll(async () => {
     apis: 2,
     workers: 2,
     // The test's requests come from loopback, a trusted proxy here: each test names its own client by X-Real-IP.
-    config: { graphs: testGraphs('echo'), auth: { accounts: { enabled: true, self_registration: true, login_attempts: 3, trusted_proxies: ['127.0.0.1', '::1'] } } },
+    config: { graphs: testGraphs('echo'), auth: { api_keys: [{ key: ROBOT_KEY, user: 'robot' }], accounts: { enabled: true, self_registration: true, login_attempts: 3, trusted_proxies: ['127.0.0.1', '::1'] } } },
     env: { sessionSecret: SECRET },
   });
   [A, B] = stack.urls as [string, string];
@@ -236,6 +237,17 @@ describe('a session on both replicas', () => {
     expect((await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${header}.${swapped}.${signature}` } })).status).toBe(401);
     const none = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
     expect((await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${none}.${swapped}.` } })).status).toBe(401);
+  });
+});
+
+describe('beside API keys', () => {
+  it('lets a program use its key as before (no cookie, no CSRF token), as its own user', async () => {
+    const headers = { 'x-api-key': ROBOT_KEY };
+    expect((await call(A, 'GET', '/api/v1/auth/me', { headers })).body).toMatchObject({ id: 'robot', email: 'robot@warren.local', system_role: 'user' });
+    const made = await call(B, 'POST', '/api/langgraph/threads', { body: {}, headers: { ...headers, origin: 'https://elsewhere.example' } });
+    expect(made.status).toBe(200);
+    expect((await call(A, 'POST', '/api/v1/auth/change-password', { body: { current_password: 'x', new_password: 'a new passphrase' }, headers })).status).toBe(400);
+    expect((await call(A, 'GET', '/api/v1/auth/me', { headers: { 'x-api-key': 'wrong-key-0123456789' } })).status).toBe(401);
   });
 });
 
