@@ -4,11 +4,13 @@
 // self-registration off and no trusted proxy: register is refused, and a client cannot dodge
 // the per-address sign-in limit by sending X-Real-IP.
 import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicas, type ReplicaStack } from '../support/replica-stack.js';
 import { startStack, type Stack } from '../support/stack.js';
 
 const SECRET = `test-session-secret-${randomUUID()}`;
+const AUTH_MODULE = `${fileURLToPath(new URL('../fixtures/auth/auth.ts', import.meta.url))}:auth`;
 
 async function call(base: string, method: string, route: string, options: { body?: unknown; headers?: Record<string, string> } = {}) {
   const res = await fetch(`${base}/api/v1/auth${route}`, {
@@ -91,6 +93,25 @@ describe('accounts on', () => {
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(refused.body.detail).toMatch(/Too many failed sign-ins/);
+    });
+  });
+
+  describe('beside a custom auth module', () => {
+    let stack: ReplicaStack;
+    beforeAll(async () => {
+      stack = await startReplicas({ apis: 2, workers: 0, config: { auth: { module: AUTH_MODULE, accounts: { enabled: true } } }, env: { sessionSecret: SECRET } });
+    });
+    afterAll(async () => stack?.close());
+
+    it("takes either a session or the module's own credential", async () => {
+      const [a, b] = stack.urls as [string, string];
+      const made = await call(a, 'POST', '/initialize', { body: { email: 'root@example.com', password: 'module admin passphrase' } });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const cookie = made.headers.getSetCookie().map((c) => c.split(';')[0]).join('; ');
+      expect((await call(b, 'GET', '/me', { headers: { cookie } })).body).toMatchObject({ id: made.body.id, system_role: 'admin' });
+      expect((await call(b, 'GET', '/me', { headers: { authorization: 'Bearer token-bob' } })).body).toMatchObject({ id: 'bob', system_role: 'user' });
+      // Neither: the module's own refusal.
+      expect((await call(a, 'GET', '/me')).status).toBe(401);
     });
   });
 });
