@@ -88,7 +88,7 @@ async function main(): Promise<number> {
   const state: WalkState = { scratch: tempDir('warren-e2e-files-') };
 
   const walk = opts.accounts ? SIGN_IN_STEPS : STEPS;
-  const steps = opts.only ? walk.filter((s) => opts.only?.some((o) => s.name.toLowerCase().includes(o))) : STEPS;
+  const steps = opts.only ? walk.filter((s) => opts.only?.some((o) => s.name.toLowerCase().includes(o))) : walk;
   const results: StepResult[] = [];
   for (const step of steps) {
     say(`step: ${step.name}`);
