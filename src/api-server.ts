@@ -7,6 +7,11 @@ import { queueBoardRoutes, queueBoardSettings } from './admin/queue-board.js';
 import { createRecordAccess } from './auth/record-access.js';
 import { buildApp, type HttpTimeouts } from './app.js';
 import { authenticatorFor } from './auth/authenticator.js';
+import { createRequestOrigins } from './auth/request-origin.js';
+import { createSessions, requireSessionSecret, withSessions } from './auth/sessions.js';
+import { accountsRoutes } from './accounts/accounts.routes.js';
+import { createAccountsService } from './accounts/accounts.service.js';
+import { createOidcSignIn } from './accounts/oidc-signin.js';
 import type { AppConfig } from './config/app-config.schemas.js';
 import type { EnvConfig } from './config/env.js';
 import type { LoadedConfig } from './config/load-config.js';
@@ -124,7 +129,11 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   pointSdkAt(sdkDefaultUrl({ configured: config.api_url, fromEnv: env.apiUrl, port: env.port, host: env.host }));
   const secrets = configSecrets(config, process.env, env.apiKeys ?? []);
   // Before Redis: a custom auth module that fails to load stops the start with nothing to close.
-  const auth = await authenticatorFor(config.auth, env.apiKeys ?? [], dir);
+  const baseAuth = await authenticatorFor(config.auth, env.apiKeys ?? [], dir);
+  const accountsConfig = config.auth.accounts;
+  const origins = createRequestOrigins(accountsConfig.trusted_proxies, config.cors.origins);
+  // Checked before Redis too: accounts without a signing key stop the start with nothing to close.
+  if (accountsConfig.enabled) requireSessionSecret(env.sessionSecret);
   // Before Redis too: a component that fails to bundle stops the start naming its file.
   const ui = createUiService(await bundleUi(loaded.ui));
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
@@ -133,6 +142,10 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   const collectorErrors = connectionErrorLog(log, {}, { what: 'metrics collector' });
   const redisErrors = connectionErrorLog(log, { connection: 'api:stream-hub' });
   const stores = createStores(redis.command, await storeSettingsFor(config.store), log);
+  const sessions = accountsConfig.enabled ? createSessions(env.sessionSecret, stores.accounts) : undefined;
+  const auth = sessions ? withSessions(baseAuth, sessions, origins) : baseAuth;
+  const accounts = createAccountsService({ config: accountsConfig, store: stores.accounts, ...(sessions ? { sessions } : {}) });
+  const oidc = createOidcSignIn({ config: accountsConfig, store: stores.accounts, startSession: accounts.startSession });
   const graphs = createGraphRegistry(config.graphs, dir, { checkpointer: stores.checkpointer, store: new RedisStore(stores.items), appConfig: config, log });
   const systemDefaults = readLangGraphConfig(process.env, graphs.ids());
   const recordAccess = createRecordAccess({ ...stores, isSystemAssistant: (id) => graphs.has(id), policy: auth.policy });
@@ -280,6 +293,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         threads: createDeerFlowThreadsService({ threads, state, requireThread: (identity, threadId) => recordAccess.requireThread(identity, threadId) }),
       }),
     ui: (scope) => uiRoutes(scope, { ui }),
+    accounts: (scope) => accountsRoutes(scope, { accounts, oidc, origins }),
     ...(queueBoard
       ? {
           queueBoard: (scope: FastifyInstance) =>

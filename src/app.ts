@@ -35,6 +35,8 @@ export interface AppDeps {
   gateway?: (app: FastifyInstance) => Promise<void>;
   /** Registers the generative UI routes; mounted at the server root and at /api/langgraph, as LangGraph's clients reach either. */
   ui?: (app: FastifyInstance) => Promise<void>;
+  /** Registers DeerFlow's sign-in routes (mounted at /api/v1/auth). */
+  accounts?: (app: FastifyInstance) => Promise<void>;
   /** Registers the queue dashboard (mounted at /admin/queues); absent when `admin.queues` is off. */
   queueBoard?: (app: FastifyInstance) => Promise<void>;
   redisReady: () => boolean;
@@ -207,6 +209,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.gateway) {
     const gateway = deps.gateway;
     await app.register(async (scope) => gateway(scope), { prefix: '/api' });
+  }
+  if (deps.accounts) {
+    const accounts = deps.accounts;
+    await app.register(async (scope) => accounts(scope), { prefix: '/api/v1/auth' });
   }
   if (deps.queueBoard) {
     const queueBoard = deps.queueBoard;

@@ -1,6 +1,7 @@
 // The storage ops, composed: what `main.ts` of each process builds and hands down.
 import type { Logger } from 'pino';
 import type { RedisClient } from './store/redis.js';
+import { createAccountStore, type AccountStore } from './store/accounts.js';
 import { createAssistantStore, type AssistantStore } from './store/assistants.js';
 import { createChannelStore, type ChannelStore } from './channels/channels.js';
 import { RedisCheckpointSaver } from './store/checkpointer.js';
@@ -38,6 +39,8 @@ export interface Stores {
   feedback: FeedbackStore;
   /** DeerFlow's thread goals. */
   goals: GoalStore;
+  /** People's accounts and sessions (`auth.accounts`). */
+  accounts: AccountStore;
 }
 
 /** No semantic index and no expiry: what config.yaml's `store` defaults to. */
@@ -66,5 +69,6 @@ export function createStores(redis: RedisClient, store: StoreSettings = PLAIN_ST
     channels: createChannelStore(redis, scripts),
     feedback: createFeedbackStore(redis, jsonReader(onDamaged)),
     goals: createGoalStore(redis, jsonReader(onDamaged)),
+    accounts: createAccountStore(redis, scripts),
   };
 }

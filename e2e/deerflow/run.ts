@@ -1,4 +1,5 @@
-// `npm run e2e:deerflow [-- --deerflow-dir DIR] [--deerflow-git DIR] [--rebuild] [--only a,b] [--screenshots DIR] [--verbose]`
+// `npm run e2e:deerflow [-- --deerflow-dir DIR] [--deerflow-git DIR] [--rebuild] [--only a,b] [--screenshots DIR] [--verbose] [--accounts]`
+// `--accounts`: Warren's accounts on and DeerFlow's sign-in with them: set-up, chat, sign out (issue #31).
 // DeerFlow's own web UI, built from bytedance/deer-flow at f1f4af99b, in front of Warren (a real
 // API and worker on a private Redis, a scripted model), behind a proxy that sends /api/* to
 // Warren and the rest to Next.js; headless Chromium walks every page issue #30 lists. A step
@@ -16,7 +17,7 @@ import { Monitor, routeOf, type Observed } from './lib/monitor.ts';
 import { printReport, type StepResult } from './lib/report.ts';
 import { say } from './lib/say.ts';
 import { startStack } from './lib/stack.ts';
-import { ISSUE31_ROUTES, STEPS, type WalkState } from './lib/steps.ts';
+import { ISSUE31_ROUTES, SIGN_IN_STEPS, STEPS, type WalkState } from './lib/steps.ts';
 
 /** A git directory on this machine known to hold DeerFlow's history (used when it has the commit). */
 const KNOWN_LOCAL_GIT = ['/work/.mirror/bytedance+deer-flow/repo'];
@@ -33,6 +34,7 @@ function options() {
       only: { type: 'string' },
       verbose: { type: 'boolean', default: false },
       screenshots: { type: 'string' },
+      accounts: { type: 'boolean', default: false },
     },
   });
   const env = process.env;
@@ -45,6 +47,7 @@ function options() {
     verbose: values.verbose,
     /** A folder (kept) for a screenshot of each failed page. */
     screenshots: values.screenshots ? path.resolve(values.screenshots) : undefined,
+    accounts: values.accounts,
   };
 }
 
@@ -67,7 +70,7 @@ async function main(): Promise<number> {
   ensureBuild(frontend, opts.rebuild);
   if (!existsSync(opts.chromium)) throw new Error(`no Chromium at ${opts.chromium} (--chromium PATH or CHROMIUM=...; Debian: apt-get install chromium)`);
 
-  const stack = await startStack(frontend, { verbose: opts.verbose });
+  const stack = await startStack(frontend, { verbose: opts.verbose, accounts: opts.accounts });
   const profile = tempDir('warren-e2e-chromium-');
   // A fresh profile each run; Playwright passes it as --user-data-dir and adds --headless itself.
   const context = await chromium.launchPersistentContext(profile, {
@@ -84,7 +87,8 @@ async function main(): Promise<number> {
   page.on('dialog', (dialog) => void dialog.accept()); // confirm() before deletes: the user says yes
   const state: WalkState = { scratch: tempDir('warren-e2e-files-') };
 
-  const steps = opts.only ? STEPS.filter((s) => opts.only?.some((o) => s.name.toLowerCase().includes(o))) : STEPS;
+  const walk = opts.accounts ? SIGN_IN_STEPS : STEPS;
+  const steps = opts.only ? walk.filter((s) => opts.only?.some((o) => s.name.toLowerCase().includes(o))) : walk;
   const results: StepResult[] = [];
   for (const step of steps) {
     say(`step: ${step.name}`);

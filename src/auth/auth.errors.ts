@@ -20,3 +20,9 @@ export const AccessRefusedError = defineError('WARREN_ACCESS_REFUSED', 403);
 export const AdminRequiredError = defineError('WARREN_ADMIN_REQUIRED', 403);
 /** A custom auth module answered something it must not (an unusable identity, filter or namespace): its fault. */
 export const AuthModuleInvalidError = defineError('WARREN_AUTH_MODULE_INVALID', 500);
+/** The session cookie is not one Warren signed, or names a session that has ended (signed out, password changed). */
+export const SessionInvalidError = defineError('WARREN_SESSION_INVALID', 401);
+/** The session cookie's session has run its course: sign in again. */
+export const SessionExpiredError = defineError('WARREN_SESSION_EXPIRED', 401);
+/** A request carried the session cookie from a page that is not ours, without the CSRF token (cross-site request forgery). */
+export const CrossSiteRefusedError = defineError('WARREN_CROSS_SITE_REFUSED', 403);

@@ -277,6 +277,55 @@ export const JwtConfigSchema = Type.Object(
 );
 export type JwtConfig = Static<typeof JwtConfigSchema>;
 
+/** One OpenID Connect provider people sign in with (authorization code with PKCE; src/accounts/oidc-signin.ts). */
+export const OidcProviderConfigSchema = Type.Object(
+  {
+    /** The button's label on DeerFlow's sign-in page. */
+    display_name: NonEmpty,
+    /** The issuer (`iss`); its discovery document is read from `<issuer>/.well-known/openid-configuration`. */
+    issuer: Type.String({ pattern: '^https?://' }),
+    client_id: NonEmpty,
+    /** Best as a `$NAME` reference; absent for a public client (PKCE alone). */
+    client_secret: Type.Optional(Type.String()),
+    /** Default `openid email profile`. (Entries of a map get no schema defaults: the code applies them.) */
+    scopes: Type.Optional(Type.Array(NonEmpty, { minItems: 1 })),
+    /** Where the issuer sends the browser back; default: `<this request's origin>/api/v1/auth/callback/<id>`. */
+    redirect_uri: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** Budget of one call to the issuer (discovery, keys, token); default 10. */
+    fetch_timeout_seconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+export type OidcProviderConfig = Static<typeof OidcProviderConfigSchema>;
+
+/**
+ * Accounts for people: DeerFlow's `/api/v1/auth` (sign-in, set-up, sessions in a cookie). Off by
+ * default; on, WARREN_SESSION_SECRET signs the sessions and every request needs a credential.
+ */
+export const AccountsConfigSchema = Type.Object(
+  {
+    enabled: Type.Boolean({ default: false }),
+    /** Whether anyone may create an account (`POST /api/v1/auth/register`); the first one is made by `initialize`. */
+    self_registration: Type.Boolean({ default: false }),
+    /** How long a session lasts (a "remember me" cookie keeps it that long). */
+    session_days: Type.Integer({ minimum: 1, maximum: 30, default: 7 }),
+    /** Failed sign-ins per account, and per client address, before sign-in is refused (429) for `lockout_seconds`. */
+    login_attempts: Type.Integer({ minimum: 1, maximum: 1000, default: 5 }),
+    lockout_seconds: Type.Integer({ minimum: 1, maximum: 86_400, default: 300 }),
+    /**
+     * Proxies (addresses or CIDRs) whose `X-Real-IP` names the client and whose
+     * `X-Forwarded-Proto`/`X-Forwarded-Host` name the scheme and host; nobody else's are read.
+     */
+    trusted_proxies: Type.Array(NonEmpty, { default: [] }),
+    /** Where the browser lands after an OIDC sign-in (DeerFlow's UI); default: this server's own origin. */
+    frontend_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** OIDC providers by id (`[A-Za-z0-9_-]+`), listed by `GET /api/v1/auth/providers`. */
+    oidc: Type.Record(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' }), OidcProviderConfigSchema, { default: {} }),
+  },
+  { additionalProperties: false },
+);
+export type AccountsConfig = Static<typeof AccountsConfigSchema>;
+
 export const AuthConfigSchema = Type.Object(
   {
     /**
@@ -292,6 +341,8 @@ export const AuthConfigSchema = Type.Object(
      * alone authenticates and authorises; langgraph.json's `auth.path` lands here.
      */
     module: Type.Optional(NonEmpty),
+    /** People's accounts and sessions (DeerFlow's sign-in); off by default. */
+    accounts: withDefault(AccountsConfigSchema),
   },
   { additionalProperties: false },
 );

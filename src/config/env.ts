@@ -54,6 +54,11 @@ export const EnvConfigSchema = Type.Object({
   apiUrl: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
   /** LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS (LangGraph's name): how long deriving a graph file's schemas from its types may take. */
   schemaResolveTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  /**
+   * WARREN_SESSION_SECRET: the key that signs people's session cookies (`auth.accounts`), at
+   * least 32 characters; every API replica needs the same one. Required when accounts are on.
+   */
+  sessionSecret: Type.Optional(Type.String({ minLength: 32, maxLength: 1024 })),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -80,6 +85,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     ...(env.WARREN_MEMORY_USER ? { memoryUser: env.WARREN_MEMORY_USER } : {}),
     ...(env.WARREN_API_URL ? { apiUrl: env.WARREN_API_URL } : {}),
     ...(env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS ? { schemaResolveTimeoutMs: Number(env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS) } : {}),
+    ...(env.WARREN_SESSION_SECRET ? { sessionSecret: env.WARREN_SESSION_SECRET } : {}),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -98,6 +104,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       memoryUser: 'WARREN_MEMORY_USER',
       apiUrl: 'WARREN_API_URL',
       schemaResolveTimeoutMs: 'LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS',
+      sessionSecret: 'WARREN_SESSION_SECRET',
     };
     // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {

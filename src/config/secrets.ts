@@ -26,6 +26,8 @@ export function configSecrets(config: AppConfig, env: NodeJS.ProcessEnv, apiKeys
   // Resolved at load (a Redis password is needed to start at all).
   add(config.redis?.password);
   for (const ref of [config.channels.slack.bot_token, config.channels.slack.app_token, config.channels.slack.signing_secret, config.channels.feishu.app_secret, config.channels.feishu.verification_token, config.channels.feishu.encrypt_key]) add(resolveEnvRef(ref, env).value);
+  for (const provider of Object.values(config.auth.accounts.oidc)) add(provider.client_secret);
+  add(env.WARREN_SESSION_SECRET);
   for (const name of KEY_VARIABLES) add(env[name]);
   return [...values];
 }

@@ -201,6 +201,25 @@ export const keys = {
   /** Sorted set of the user's records of one kind (`threads` by `updated_at`, the others by `created_at`), in ms. */
   ownerIndex: (owner: string, kind: OwnedKind) => `${KEY_PREFIX}:{owner:${owner}}:${kind}`,
 
+  // ── people's accounts (store/accounts.ts) ──────────────────────────────────────────────
+  // One tag for all of them: creating an account claims its email (and the first admin) in one
+  // script, and a request's session check reads the account and its sessions in one round trip.
+  // Sign-ins are rare next to runs, so one slot holds them.
+  /** Hash: one account (`id`, `email`, `password_hash`, `role`, `created_at`, `oauth_provider`, `oauth_subject`). */
+  account: (accountId: string) => `${KEY_PREFIX}:{accounts}:account:${accountId}`,
+  /** String: the id of the account that holds this email (lowercased). */
+  accountEmail: (email: string) => `${KEY_PREFIX}:{accounts}:email:${email}`,
+  /** String: the id of the account an OIDC provider's subject signs in as. */
+  accountOAuth: (provider: string, subject: string) => `${KEY_PREFIX}:{accounts}:oauth:${provider}:${subject}`,
+  /** String: the first admin's id, set once by `initialize`; while absent the deployment needs set-up. */
+  accountsAdmin: () => `${KEY_PREFIX}:{accounts}:first-admin`,
+  /** Sorted set: the account's live session ids, scored by when each expires (ms). */
+  accountSessions: (accountId: string) => `${KEY_PREFIX}:{accounts}:sessions:${accountId}`,
+  /** String (a count, with the lockout as TTL): failed sign-ins from one client address or for one account. */
+  loginFailures: (kind: 'address' | 'account', value: string) => `${KEY_PREFIX}:{accounts}:login-failures:${kind}:${value}`,
+  /** String (JSON, short TTL): an OIDC sign-in under way, by its `state`: provider, PKCE verifier, nonce, where to go. */
+  oidcSignIn: (state: string) => `${KEY_PREFIX}:{accounts}:oidc-state:${state}`,
+
   // ── pub/sub ─────────────────────────────────────────────────────────────────────────────
   /** Channel: cancel requests, `{run_id, thread_id, action}`; every worker listens. */
   cancelChannel: () => `${KEY_PREFIX}:control:cancel`,

@@ -1,6 +1,7 @@
 // The system under test: a private Redis, Warren's API and worker from the project's built dist/
 // on a scripted model, DeerFlow's Next.js server, and the proxy in front. Each piece registers
 // its own stop, so a failure half-way leaves nothing running.
+import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -60,7 +61,8 @@ async function waitForRedis(port: number, child: Child): Promise<void> {
   throw new Error(`redis-server did not answer on ${port}:\n${child.tail()}`);
 }
 
-export async function startStack(frontend: string, options: { verbose: boolean }): Promise<Stack> {
+/** `accounts`: Warren's accounts on and DeerFlow's sign-in with them (issue #31); else DeerFlow's single local user. */
+export async function startStack(frontend: string, options: { verbose: boolean; accounts?: boolean }): Promise<Stack> {
   const children: Child[] = [];
   const dist = path.join(PROJECT_ROOT, 'dist');
   if (!existsSync(path.join(dist, 'src', 'main.js'))) throw new Error(`no ${dist}/src/main.js: run \`npm run build\` first (npm run e2e:deerflow does)`);
@@ -83,6 +85,8 @@ export async function startStack(frontend: string, options: { verbose: boolean }
     skills: { path: skills, container_path: '/mnt/skills' },
     // On, as in DeerFlow's config.example.yaml: the composer's /compact needs it.
     summarization: { enabled: true },
+    // The proxy in front (loopback) says which origin the browser used.
+    ...(options.accounts ? { auth: { accounts: { enabled: true, trusted_proxies: ['127.0.0.1'] } } } : {}),
   };
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, JSON.stringify(config, null, 2));
@@ -99,6 +103,7 @@ export async function startStack(frontend: string, options: { verbose: boolean }
     LOG_LEVEL: options.verbose ? 'info' : 'warn',
     LOG_FORMAT: 'json',
     WARREN_WATCH_PARENT: '1',
+    ...(options.accounts ? { WARREN_SESSION_SECRET: randomBytes(32).toString('base64url') } : {}),
   };
   const api = startChild('warren-api', process.execPath, [path.join(dist, 'src', 'main.js')], { env: warrenEnv, echo: options.verbose });
   const worker = startChild('warren-worker', process.execPath, [path.join(dist, 'workers', 'main.js')], { env: warrenEnv, echo: options.verbose });
@@ -115,8 +120,8 @@ export async function startStack(frontend: string, options: { verbose: boolean }
       ...process.env,
       NODE_ENV: 'production',
       NEXT_TELEMETRY_DISABLED: '1',
-      // Warren serves no /api/v1/auth (issue #31); DeerFlow's own switch for a single local user.
-      DEER_FLOW_AUTH_DISABLED: '1',
+      // Without accounts, DeerFlow's own switch for a single local user (its UI then asks no /api/v1/auth).
+      ...(options.accounts ? {} : { DEER_FLOW_AUTH_DISABLED: '1' }),
       DEER_FLOW_INTERNAL_GATEWAY_BASE_URL: warrenUrl,
     },
     echo: options.verbose,

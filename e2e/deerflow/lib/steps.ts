@@ -349,3 +349,33 @@ export const STEPS: Step[] = [
     },
   },
 ];
+
+/** The walk with Warren's accounts on (issue #31): first-run set-up, a chat as that person, sign out. */
+export const SIGN_IN_STEPS: Step[] = [
+  {
+    name: 'Set-up (first admin account)',
+    async run(page) {
+      await page.goto('/workspace');
+      await page.waitForURL(/\/setup/, { timeout: SHORT });
+      await (await visible(page.locator('#email'), 'the set-up form')).fill('admin@example.com');
+      await page.locator('#password').fill('an admin passphrase');
+      await page.locator('#confirmPassword').fill('an admin passphrase');
+      await page.getByRole('button', { name: 'Create Admin Account' }).click();
+      await page.waitForURL(/\/workspace/, { timeout: SHORT });
+    },
+  },
+  ...STEPS.filter((step) => step.name === 'New chat: send, streamed answer'),
+  {
+    name: 'Sign out',
+    // After signing out, the UI's own probes of the session answer 401.
+    expected: [{ path: /^\/api\/v1\/auth\/me$/, status: 401 }],
+    async run(page) {
+      await page.goto('/workspace/chats/new?settings=account');
+      const dialog = await visible(page.getByRole('dialog'), 'the settings dialog');
+      await (await visible(dialog.getByRole('button', { name: 'Sign Out' }), 'the Sign Out button')).click();
+      await page.waitForURL((url) => !url.pathname.startsWith('/workspace'), { timeout: SHORT });
+      await page.goto('/workspace');
+      await page.waitForURL(/\/login/, { timeout: SHORT });
+    },
+  },
+];
