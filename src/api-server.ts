@@ -38,6 +38,8 @@ import { createRunReplayService } from './gateway/run-replay.service.js';
 import { createThreadCompactService } from './gateway/thread-compact.service.js';
 import { createUploadsService } from './uploads/uploads.service.js';
 import { createChannelsService } from './channels/channels.service.js';
+import { createChannelConnectionsService } from './channels/channel-connections.service.js';
+import { createSecretBox } from './channels/channels.js';
 import { createSlackEventsService } from './channels/slack-events.service.js';
 import { createFeishuEventsService } from './channels/feishu-events.service.js';
 import { conversionLimits } from './uploads/uploads.js';
@@ -45,7 +47,7 @@ import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
-import { publishCancel, publishChannelRestart, publishConfigChanged } from './queue/control.js';
+import { publishCancel, publishChannelRestart, publishChannelConfigChanged, publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { createTaskDispatcher, type TaskDispatcher } from './queue/task-queue.js';
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
@@ -205,6 +207,13 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       config: config.channels,
       channels: stores.channels,
       requestRestart: (name) => publishChannelRestart(redis.command, { channel: name }),
+    }),
+    channelConnections: createChannelConnectionsService({
+      config: config.channels,
+      store: stores.channelConnections,
+      channels: stores.channels,
+      box: createSecretBox(env.channelSecretsKey),
+      announce: (channel) => publishChannelConfigChanged(redis.command, { channel }),
     }),
     slackEvents: createSlackEventsService({ config: config.channels.slack, inbox: stores.channels }),
     feishuEvents: createFeishuEventsService({ config: config.channels.feishu, inbox: stores.channels }),

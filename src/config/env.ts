@@ -52,6 +52,12 @@ export const EnvConfigSchema = Type.Object({
   memoryUser: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$' })),
   /** WARREN_API_URL: the deployment's root URL for its own processes, over config.yaml's `api_url`. */
   apiUrl: Type.Optional(Type.String({ pattern: '^https?://\\S+$' })),
+  /**
+   * WARREN_CHANNEL_SECRETS_KEY: the AES-256-GCM key that encrypts chat-channel credentials saved
+   * from the UI (POST /api/channels/{provider}/runtime-config), 32 bytes as 64 hex digits or
+   * base64. Absent: such credentials cannot be saved (config.yaml channels work as before).
+   */
+  channelSecretsKey: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?)$' })),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -77,6 +83,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     ...(env.WARREN_WORKER_METRICS_PORT ? { workerMetricsPort: Number(env.WARREN_WORKER_METRICS_PORT) } : {}),
     ...(env.WARREN_MEMORY_USER ? { memoryUser: env.WARREN_MEMORY_USER } : {}),
     ...(env.WARREN_API_URL ? { apiUrl: env.WARREN_API_URL } : {}),
+    ...(env.WARREN_CHANNEL_SECRETS_KEY ? { channelSecretsKey: env.WARREN_CHANNEL_SECRETS_KEY } : {}),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -94,6 +101,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       workerMetricsPort: 'WARREN_WORKER_METRICS_PORT',
       memoryUser: 'WARREN_MEMORY_USER',
       apiUrl: 'WARREN_API_URL',
+      channelSecretsKey: 'WARREN_CHANNEL_SECRETS_KEY',
     };
     // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {
