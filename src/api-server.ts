@@ -39,7 +39,9 @@ import { createThreadCompactService } from './gateway/thread-compact.service.js'
 import { createUploadsService } from './uploads/uploads.service.js';
 import { createChannelsService } from './channels/channels.service.js';
 import { createChannelConnectionsService } from './channels/channel-connections.service.js';
-import { createSecretBox } from './channels/channels.js';
+import { createLarkIntegrationService } from './channels/lark-integration.service.js';
+
+import { createLarkAccounts, createSecretBox } from './channels/channels.js';
 import { createSlackEventsService } from './channels/slack-events.service.js';
 import { createFeishuEventsService } from './channels/feishu-events.service.js';
 import { conversionLimits } from './uploads/uploads.js';
@@ -182,6 +184,14 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     { ...gatewayDeps, history: createSkillHistoryStore(redis.command, (key) => log.warn({ key }, 'damaged custom skill history entry skipped')), lock: locks.customSkills },
     log,
   );
+  const channelSecrets = createSecretBox(env.channelSecretsKey);
+  const channelConnections = createChannelConnectionsService({
+    config: config.channels,
+    store: stores.channelConnections,
+    channels: stores.channels,
+    box: channelSecrets,
+    announce: (channel) => publishChannelConfigChanged(redis.command, { channel }),
+  });
   const gatewayServices: Omit<GatewayServices, 'scheduledTasks' | 'threads'> = {
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
@@ -208,12 +218,13 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       channels: stores.channels,
       requestRestart: (name) => publishChannelRestart(redis.command, { channel: name }),
     }),
-    channelConnections: createChannelConnectionsService({
-      config: config.channels,
+    channelConnections,
+    lark: createLarkIntegrationService({
+      config: config.channels.feishu,
       store: stores.channelConnections,
-      channels: stores.channels,
-      box: createSecretBox(env.channelSecretsKey),
-      announce: (channel) => publishChannelConfigChanged(redis.command, { channel }),
+      box: channelSecrets,
+      accounts: createLarkAccounts(config.channels.feishu),
+      channels: channelConnections,
     }),
     slackEvents: createSlackEventsService({ config: config.channels.slack, inbox: stores.channels }),
     feishuEvents: createFeishuEventsService({ config: config.channels.feishu, inbox: stores.channels }),

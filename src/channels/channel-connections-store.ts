@@ -2,6 +2,7 @@
 // (runtime config: sealed secrets, and a version that workers compare), the one-time codes a
 // user's browser mints, and the bindings those codes make between a chat account and a Warren
 // user. The platform's name is each key's hash tag, so every script here stays on one slot.
+import { randomUUID } from 'node:crypto';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import type { RedisClient } from '../store/redis.js';
@@ -57,7 +58,14 @@ export interface ChannelConnectionsStore {
   connections(channel: ChannelName): Promise<ChannelConnectionRecord[]>;
   /** Removes a binding that is `owner`'s (any binding when `owner` is null); the removed one, or null. */
   unbind(channel: ChannelName, id: string, owner: string | null): Promise<ChannelConnectionRecord | null>;
+  /** The user's current Lark set-up flow, if one started in the last day. */
+  larkGeneration(user: string): Promise<string | null>;
+  /** Starts a new Lark set-up flow for the user (older ones are void from now on); its generation. */
+  advanceLarkGeneration(user: string): Promise<string>;
 }
+
+/** How long a Lark set-up flow may stay open. */
+const LARK_FLOW_SECONDS = 24 * 60 * 60;
 
 function parse<S extends TSchema>(schema: S, raw: string | null): Static<S> | null {
   if (raw === null) return null;
@@ -125,6 +133,14 @@ export function createChannelConnectionsStore(redis: RedisClient, scripts: Recor
     async unbind(channel, id, owner) {
       const removed = await unbindChannelConnection([keys.channelConnections(channel), keys.channelIdentities(channel)], [id, owner ?? '']);
       return typeof removed === 'string' ? connection(removed) : null;
+    },
+
+    larkGeneration: (user) => redis.get(keys.larkFlowGeneration(user)),
+
+    async advanceLarkGeneration(user) {
+      const generation = randomUUID();
+      await redis.set(keys.larkFlowGeneration(user), generation, 'EX', LARK_FLOW_SECONDS);
+      return generation;
     },
   };
 }

@@ -27,3 +27,11 @@ export const ChannelConnectionReadOnlyError = defineError('WARREN_CHANNEL_CONNEC
 export const ChannelConnectCodesExhaustedError = defineError('WARREN_CHANNEL_CONNECT_CODES_EXHAUSTED', 429);
 /** A sealed credential does not open: WARREN_CHANNEL_SECRETS_KEY changed since it was saved, or the value was altered. */
 export const ChannelSecretUnreadableError = defineError('WARREN_CHANNEL_SECRET_UNREADABLE', 409);
+/** Lark's or Feishu's servers could not be reached, or answered something that is not their API. */
+export const LarkUnreachableError = defineError('WARREN_LARK_UNREACHABLE', 502);
+/** Lark or Feishu refused a set-up or authorization step (denied, expired, bad credentials): it will not work by retrying. */
+export const LarkRefusedError = defineError('WARREN_LARK_REFUSED', 400);
+/** The user has not approved the Lark/Feishu page yet, within the wait this call allowed; call again. */
+export const LarkPendingError = defineError('WARREN_LARK_PENDING', 504);
+/** A newer set-up flow of the Lark integration started for this user; this one is void. */
+export const LarkFlowSupersededError = defineError('WARREN_LARK_FLOW_SUPERSEDED', 409);

@@ -13,3 +13,4 @@ export type { ChannelConnectionRecord, ChannelConnectionsStore, RuntimeConfigRec
 export { createSecretBox, SECRETS_KEY_VARIABLE } from './channel-secrets.js';
 export type { SecretBox } from './channel-secrets.js';
 export { CONNECT_COMMANDS, PROVIDERS, secretContext } from './channel-providers.js';
+export { createLarkAccounts } from './lark-accounts.js';

@@ -210,8 +210,6 @@ export const keys = {
   channelIdentities: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:identities`,
   /** String: which set-up flow of the Lark integration is current for a user (a newer start supersedes an older one). */
   larkFlowGeneration: (user: string) => `${KEY_PREFIX}:lark:{${user}}:flow-generation`,
-  /** String (JSON, token sealed): the user's Lark/Feishu authorization from the integration's device flow. */
-  larkUserAuth: (user: string) => `${KEY_PREFIX}:lark:{${user}}:auth`,
 
   // ── owners (store/owners.ts) ────────────────────────────────────────────────────────────
   // One index per user and kind of record, so that a user's search reads only their own ids.
