@@ -256,6 +256,8 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels> {
   const held = new Map<ChannelName, Held>();
   /** Each platform's latest rebuild, so that two changes in a row apply in order. */
   const rebuilds = new Map<ChannelName, Promise<void>>();
+  /** Rebuilds that failed and wait to be tried again. */
+  const retries = new Set<NodeJS.Timeout>();
   let closed = false;
 
   /** The platform's credentials now: the UI's when saved, else config.yaml's when enabled there. */
@@ -327,7 +329,16 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels> {
       await current?.holder.stop();
       await start(channel);
     });
-    const settled = next.catch((err: unknown) => deps.log.error({ err, channel }, 'channels: rebuilding a platform failed; it stays off here until its credentials change again'));
+    const settled = next.catch((err: unknown) => {
+      // Redis away, most likely: try again a lease later, as a lease holder would.
+      deps.log.error({ err, channel }, 'channels: rebuilding a platform failed; trying again');
+      if (closed) return;
+      const timer = setTimeout(() => {
+        retries.delete(timer);
+        if (!closed) void rebuild(channel);
+      }, config.channels.lease_seconds * 1000);
+      retries.add(timer);
+    });
     rebuilds.set(channel, settled);
     return settled;
   }
@@ -351,6 +362,7 @@ export async function startChannels(deps: ChannelsDeps): Promise<Channels> {
   return {
     async close() {
       closed = true;
+      for (const timer of retries) clearTimeout(timer);
       await Promise.all([...rebuilds.values()]);
       await Promise.all([...held.values()].map((h) => h.holder.stop()));
       await common?.close();
