@@ -2,9 +2,9 @@
 // processes and two workers on one Redis, the Telegram Bot API stand-in, API keys for an admin
 // and two users. The admin saves the bot's credentials (sealed in Redis) and one worker starts
 // polling within seconds; each user mints a connect code, sends it to the bot, and from then on
-// that Telegram account's messages run as that user, in that user's threads; a deleted binding
-// is no longer answered, and deleting the credentials stops the bot. Every request goes to the
-// API replicas in turn.
+// that Telegram account's messages run as that user, in that user's threads; a killed holder is
+// taken over by the other worker; a deleted binding is no longer answered, and deleting the
+// credentials stops the bot. Every request goes to the API replicas in turn.
 import type { RedisClient } from '../../src/store/redis.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
@@ -187,6 +187,21 @@ describe('a Telegram bot configured from the UI', () => {
     // The code Bob used above no longer counts: five fit under the cap of five pending.
     expect(answers.filter((a) => a.status === 200).length).toBe(5);
     expectDetail(answers.at(-1) as any, 429, /Too many pending channel connection codes/);
+  });
+
+  it('is taken over with the credentials from Redis when the worker holding it dies, and bindings still apply', async () => {
+    const holder = (await waitFor(async () => (await telegramStatus())?.holder, 'a worker to hold telegram', 30_000)) as string;
+    const victim = cluster.workers.find((w) => w.name === holder);
+    expect(victim).toBeDefined();
+    victim?.child.kill('SIGKILL');
+    // Sent while nobody polls: read by the next holder, which built the bot from what Redis holds.
+    script.lead.push({ content: 'Bob, still here after the takeover.' });
+    telegram.sendText(222, 'Still there?');
+    await botSaid(222, (t) => t === 'Bob, still here after the takeover.', 'the answer after the takeover');
+    const after = await telegramStatus();
+    expect(after.holder).not.toBe(holder);
+    expect(telegram.maxOpenPolls).toBe(1);
+    expect(await threadsOf('bob', 222)).toHaveLength(1);
   });
 
   it('stops answering an account once its connection is deleted', async () => {
