@@ -43,6 +43,10 @@ import { createRunReplayService } from './gateway/run-replay.service.js';
 import { createThreadCompactService } from './gateway/thread-compact.service.js';
 import { createUploadsService } from './uploads/uploads.service.js';
 import { createChannelsService } from './channels/channels.service.js';
+import { createChannelConnectionsService } from './channels/channel-connections.service.js';
+import { createLarkIntegrationService } from './channels/lark-integration.service.js';
+
+import { createLarkAccounts, createSecretBox } from './channels/channels.js';
 import { createSlackEventsService } from './channels/slack-events.service.js';
 import { createFeishuEventsService } from './channels/feishu-events.service.js';
 import { conversionLimits } from './uploads/uploads.js';
@@ -50,7 +54,7 @@ import { isRedisUnreachable } from './errors.js';
 import { createGraphRegistry } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
-import { publishCancel, publishChannelRestart, publishConfigChanged } from './queue/control.js';
+import { publishCancel, publishChannelRestart, publishChannelConfigChanged, publishConfigChanged } from './queue/control.js';
 import { createRunQueue } from './queue/run-queue.js';
 import { createTaskDispatcher, type TaskDispatcher } from './queue/task-queue.js';
 import { createFileLocks, type FileLockSettings } from './store/file-locks.js';
@@ -199,6 +203,14 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     { ...gatewayDeps, history: createSkillHistoryStore(redis.command, (key) => log.warn({ key }, 'damaged custom skill history entry skipped')), lock: locks.customSkills },
     log,
   );
+  const channelSecrets = createSecretBox(env.channelSecretsKey);
+  const channelConnections = createChannelConnectionsService({
+    config: config.channels,
+    store: stores.channelConnections,
+    channels: stores.channels,
+    box: channelSecrets,
+    announce: (channel) => publishChannelConfigChanged(redis.command, { channel }),
+  });
   const gatewayServices: Omit<GatewayServices, 'scheduledTasks' | 'threads'> = {
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
@@ -224,6 +236,14 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       config: config.channels,
       channels: stores.channels,
       requestRestart: (name) => publishChannelRestart(redis.command, { channel: name }),
+    }),
+    channelConnections,
+    lark: createLarkIntegrationService({
+      config: config.channels.feishu,
+      store: stores.channelConnections,
+      box: channelSecrets,
+      accounts: createLarkAccounts(config.channels.feishu),
+      channels: channelConnections,
     }),
     slackEvents: createSlackEventsService({ config: config.channels.slack, inbox: stores.channels }),
     feishuEvents: createFeishuEventsService({ config: config.channels.feishu, inbox: stores.channels }),

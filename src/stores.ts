@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { RedisClient } from './store/redis.js';
 import { createAccountStore, type AccountStore } from './store/accounts.js';
 import { createAssistantStore, type AssistantStore } from './store/assistants.js';
-import { createChannelStore, type ChannelStore } from './channels/channels.js';
+import { createChannelConnectionsStore, createChannelStore, type ChannelConnectionsStore, type ChannelStore } from './channels/channels.js';
 import { RedisCheckpointSaver } from './store/checkpointer.js';
 import { createCronStore, type CronStore } from './crons/crons.js';
 import { createCustomAgentStore, type CustomAgentStore } from './agents/agents.js';
@@ -35,6 +35,8 @@ export interface Stores {
   memoryTurns: MemoryTurnStore;
   crons: CronStore;
   channels: ChannelStore;
+  /** Chat platforms' credentials saved from the UI, connect codes and account bindings. */
+  channelConnections: ChannelConnectionsStore;
   /** DeerFlow's run feedback, per thread. */
   feedback: FeedbackStore;
   /** DeerFlow's thread goals. */
@@ -67,6 +69,7 @@ export function createStores(redis: RedisClient, store: StoreSettings = PLAIN_ST
     memoryTurns: createMemoryTurnStore(redis, scripts, onDamaged),
     crons: createCronStore(redis, scripts, onDamaged),
     channels: createChannelStore(redis, scripts),
+    channelConnections: createChannelConnectionsStore(redis, scripts),
     feedback: createFeedbackStore(redis, jsonReader(onDamaged)),
     goals: createGoalStore(redis, jsonReader(onDamaged)),
     accounts: createAccountStore(redis, scripts),

@@ -43,6 +43,7 @@ import { startTaskWorker } from './tasks/task-worker.js';
 import { startWebhookWorker } from './webhooks/webhook-worker.js';
 import { startCronWorker } from './crons/cron-worker.js';
 import { startChannels } from './channels/channels.js';
+import { createSecretBox } from '../src/channels/channels.js';
 import { createMcpOAuth } from './tools/mcp-oauth.js';
 import { createMcpToolset } from './tools/mcp-tools.js';
 import { watchMcpConfig } from './tools/mcp-reload.js';
@@ -232,7 +233,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     },
   });
   // After the run worker: a message a channel turns into a run has a worker to take it.
-  const channels = await startChannels({ config, home: env.home, stores, admission, cancelSignals, redis, holder: env.instanceId, log });
+  const channels = await startChannels({ config, home: env.home, stores, admission, cancelSignals, redis, box: createSecretBox(env.channelSecretsKey), holder: env.instanceId, log });
   log.info({ pid: process.pid, queue: env.queueName, concurrency: env.workerConcurrency, graphs: graphs.ids() }, 'worker started');
 
   let closing: Promise<void> | undefined;

@@ -13,3 +13,25 @@ export const ChannelSignatureInvalidError = defineError('WARREN_CHANNEL_SIGNATUR
 export const ChannelUnverifiableError = defineError('WARREN_CHANNEL_UNVERIFIABLE', 401);
 /** A platform's event cannot be read: not a JSON object, a field it needs is missing, or it is encrypted with no key set. */
 export const ChannelEventMalformedError = defineError('WARREN_CHANNEL_EVENT_MALFORMED', 400);
+/** Credentials from the UI cannot be saved: WARREN_CHANNEL_SECRETS_KEY, which encrypts them at rest, is not set. */
+export const ChannelSecretsKeyMissingError = defineError('WARREN_CHANNEL_SECRETS_KEY_MISSING', 409);
+/** A platform's credentials as sent are not usable: a required value is missing, or a field is not one the platform takes. */
+export const ChannelConfigInvalidError = defineError('WARREN_CHANNEL_CONFIG_INVALID', 400);
+/** The platform has no credentials (config.yaml or the UI), or is not running, so nothing can be connected to it yet. */
+export const ChannelNotConfiguredError = defineError('WARREN_CHANNEL_NOT_CONFIGURED', 409);
+/** No connection of that id is the caller's. */
+export const ChannelConnectionNotFoundError = defineError('WARREN_CHANNEL_CONNECTION_NOT_FOUND', 404);
+/** The connection comes from config.yaml: it changes there, not through the API. */
+export const ChannelConnectionReadOnlyError = defineError('WARREN_CHANNEL_CONNECTION_READ_ONLY', 409);
+/** Too many connect codes of the caller are pending for the platform; one must be used or expire first. */
+export const ChannelConnectCodesExhaustedError = defineError('WARREN_CHANNEL_CONNECT_CODES_EXHAUSTED', 429);
+/** A sealed credential does not open: WARREN_CHANNEL_SECRETS_KEY changed since it was saved, or the value was altered. */
+export const ChannelSecretUnreadableError = defineError('WARREN_CHANNEL_SECRET_UNREADABLE', 409);
+/** Lark's or Feishu's servers could not be reached, or answered something that is not their API. */
+export const LarkUnreachableError = defineError('WARREN_LARK_UNREACHABLE', 502);
+/** Lark or Feishu refused a set-up or authorization step (denied, expired, bad credentials): it will not work by retrying. */
+export const LarkRefusedError = defineError('WARREN_LARK_REFUSED', 400);
+/** The user has not approved the Lark/Feishu page yet, within the wait this call allowed; call again. */
+export const LarkPendingError = defineError('WARREN_LARK_PENDING', 504);
+/** A newer set-up flow of the Lark integration started for this user; this one is void. */
+export const LarkFlowSupersededError = defineError('WARREN_LARK_FLOW_SUPERSEDED', 409);

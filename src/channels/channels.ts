@@ -8,3 +8,9 @@
 // composition roots also reach its routes and services).
 export { CHANNEL_NAMES, createChannelStore, isChannelName, waitForInbox } from './channel-store.js';
 export type { ChannelName, ChannelStore, InboxEntry, OwedReply } from './channel-store.js';
+export { createChannelConnectionsStore } from './channel-connections-store.js';
+export type { ChannelConnectionRecord, ChannelConnectionsStore, RuntimeConfigRecord } from './channel-connections-store.js';
+export { createSecretBox, SECRETS_KEY_VARIABLE } from './channel-secrets.js';
+export type { SecretBox } from './channel-secrets.js';
+export { CONNECT_COMMANDS, PROVIDERS, secretContext } from './channel-providers.js';
+export { createLarkAccounts } from './lark-accounts.js';

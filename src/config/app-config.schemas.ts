@@ -469,6 +469,8 @@ export const TelegramChannelConfigSchema = chatChannelSchema(
     bot_token: Type.Optional(Type.String()),
     /** How long one getUpdates call waits for a message (Telegram allows up to 50). */
     poll_timeout_seconds: Type.Integer({ minimum: 0, maximum: 50, default: 30 }),
+    /** The bot's @username (without the @), for the `t.me/<bot>?start=<code>` link that connects a chat from the UI. */
+    bot_username: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_]{3,64}$' })),
   },
 );
 export type TelegramChannelConfig = Static<typeof TelegramChannelConfigSchema>;
@@ -518,6 +520,11 @@ export const FeishuChannelConfigSchema = chatChannelSchema(
      * an address Feishu reaches); `both`.
      */
     mode: Type.Union([Type.Literal('websocket'), Type.Literal('events'), Type.Literal('both')], { default: 'websocket' }),
+    /** Feishu's accounts server, where the UI's Lark set-up registers an app (`/oauth/v1/app/registration`). */
+    accounts_url: Type.String({ pattern: '^https?://', default: 'https://accounts.feishu.cn' }),
+    /** Lark's (the international brand's) open platform and accounts server, used for an app set up as `lark`. */
+    lark_base_url: Type.String({ pattern: '^https?://', default: 'https://open.larksuite.com' }),
+    lark_accounts_url: Type.String({ pattern: '^https?://', default: 'https://accounts.larksuite.com' }),
   },
 );
 export type FeishuChannelConfig = Static<typeof FeishuChannelConfigSchema>;

@@ -59,6 +59,12 @@ export const EnvConfigSchema = Type.Object({
    * least 32 characters; every API replica needs the same one. Required when accounts are on.
    */
   sessionSecret: Type.Optional(Type.String({ minLength: 32, maxLength: 1024 })),
+  /**
+   * WARREN_CHANNEL_SECRETS_KEY: the AES-256-GCM key that encrypts chat-channel credentials saved
+   * from the UI (POST /api/channels/{provider}/runtime-config), 32 bytes as 64 hex digits or
+   * base64. Absent: such credentials cannot be saved (config.yaml channels work as before).
+   */
+  channelSecretsKey: Type.Optional(Type.String({ pattern: '^([0-9a-fA-F]{64}|[A-Za-z0-9+/]{43}=?)$' })),
 });
 export type EnvConfig = Static<typeof EnvConfigSchema>;
 
@@ -86,6 +92,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
     ...(env.WARREN_API_URL ? { apiUrl: env.WARREN_API_URL } : {}),
     ...(env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS ? { schemaResolveTimeoutMs: Number(env.LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS) } : {}),
     ...(env.WARREN_SESSION_SECRET ? { sessionSecret: env.WARREN_SESSION_SECRET } : {}),
+    ...(env.WARREN_CHANNEL_SECRETS_KEY ? { channelSecretsKey: env.WARREN_CHANNEL_SECRETS_KEY } : {}),
   };
   if (!Value.Check(EnvConfigSchema, candidate)) {
     const names: Record<string, string> = {
@@ -105,6 +112,7 @@ export function readEnvConfig(env: NodeJS.ProcessEnv = process.env): Readonly<En
       apiUrl: 'WARREN_API_URL',
       schemaResolveTimeoutMs: 'LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS',
       sessionSecret: 'WARREN_SESSION_SECRET',
+      channelSecretsKey: 'WARREN_CHANNEL_SECRETS_KEY',
     };
     // Only the variable's name and the rule: a rejected value may be a key, and is never echoed.
     const problems = [...Value.Errors(EnvConfigSchema, candidate)].map((e) => {

@@ -9,5 +9,9 @@ export const FeaturesSchema = Type.Object({
   mcp_tasks: FlagSchema,
   /** Warren's own addition: POST /api/webhooks/github is not served. */
   github_webhooks: FlagSchema,
+  /** Warren's own addition: the Channels settings routes (/api/channels/providers, /connections, /{provider}/connect, /runtime-config). */
+  channel_connections: FlagSchema,
+  /** Warren's own addition: /api/integrations/lark/*, as far as they set up the Feishu/Lark channel. */
+  lark_integration: FlagSchema,
 });
 export type Features = Static<typeof FeaturesSchema>;

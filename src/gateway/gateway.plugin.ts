@@ -8,6 +8,10 @@ import type { AgentsService } from '../agents/agents.service.js';
 import { artifactRoutes } from './artifacts.routes.js';
 import { channelRoutes } from '../channels/channels.routes.js';
 import type { ChannelsService } from '../channels/channels.service.js';
+import { channelConnectionRoutes } from '../channels/channel-connections.routes.js';
+import type { ChannelConnectionsService } from '../channels/channel-connections.service.js';
+import { larkIntegrationRoutes } from '../channels/lark-integration.routes.js';
+import type { LarkIntegrationService } from '../channels/lark-integration.service.js';
 import { slackEventsRoutes } from '../channels/slack-events.routes.js';
 import type { SlackEventsService } from '../channels/slack-events.service.js';
 import { feishuEventRoutes } from '../channels/feishu-events.routes.js';
@@ -80,6 +84,10 @@ export interface GatewayServices {
   inputPolish: InputPolishService;
   memory: MemoryService;
   channels: ChannelsService;
+  /** DeerFlow's Channels settings: providers, connections, connect codes, runtime credentials. */
+  channelConnections: ChannelConnectionsService;
+  /** DeerFlow's Integrations › Lark, as far as it sets up the Feishu/Lark channel. */
+  lark: LarkIntegrationService;
   slackEvents: SlackEventsService;
   feishuEvents: FeishuEventsService;
   scheduledTasks: ScheduledTasksService;
@@ -117,6 +125,8 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(mcpTaskRoutes);
   await app.register(memoryRoutes, { memory: deps.memory });
   await app.register(channelRoutes, { channels: deps.channels });
+  await app.register(channelConnectionRoutes, { connections: deps.channelConnections });
+  await app.register(larkIntegrationRoutes, { lark: deps.lark });
   await app.register(slackEventsRoutes, { slackEvents: deps.slackEvents });
   await app.register(feishuEventRoutes, { feishuEvents: deps.feishuEvents });
   await app.register(scheduledTaskRoutes, { tasks: deps.scheduledTasks });

@@ -35,6 +35,16 @@ export async function publishChannelRestart(redis: RedisClient, message: Channel
   await redis.publish(keys.channelRestartChannel(), JSON.stringify(message));
 }
 
+/** A platform's credentials saved from the UI changed: every worker rebuilds that platform's connection. */
+export const ChannelConfigChangedSchema = Type.Object({
+  channel: Type.String(),
+});
+export type ChannelConfigChanged = Static<typeof ChannelConfigChangedSchema>;
+
+export async function publishChannelConfigChanged(redis: RedisClient, message: ChannelConfigChanged): Promise<void> {
+  await redis.publish(keys.channelConfigChannel(), JSON.stringify(message));
+}
+
 export async function publishCancel(redis: RedisClient, message: CancelMessage): Promise<void> {
   await redis.publish(keys.cancelChannel(), JSON.stringify(message));
 }
@@ -52,6 +62,7 @@ export interface ControlHandlers {
   onTaskCancel?: (message: TaskCancelMessage) => void;
   onConfigChanged?: (message: ConfigChanged) => void;
   onChannelRestart?: (message: ChannelRestart) => void;
+  onChannelConfigChanged?: (message: ChannelConfigChanged) => void;
 }
 
 /**
@@ -64,6 +75,7 @@ export async function subscribeControl(subscriber: RedisClient, handlers: Contro
   if (handlers.onTaskCancel) channels.push(keys.taskCancelChannel());
   if (handlers.onConfigChanged) channels.push(keys.configChangedChannel());
   if (handlers.onChannelRestart) channels.push(keys.channelRestartChannel());
+  if (handlers.onChannelConfigChanged) channels.push(keys.channelConfigChannel());
   subscriber.on('message', (channel: string, payload: string) => {
     // The connection may carry other subscriptions too: those are not ours to judge.
     if (!channels.includes(channel)) return;
@@ -78,6 +90,7 @@ export async function subscribeControl(subscriber: RedisClient, handlers: Contro
     else if (channel === keys.taskCancelChannel() && Value.Check(TaskCancelMessageSchema, parsed)) handlers.onTaskCancel?.(parsed);
     else if (channel === keys.configChangedChannel() && Value.Check(ConfigChangedSchema, parsed)) handlers.onConfigChanged?.(parsed);
     else if (channel === keys.channelRestartChannel() && Value.Check(ChannelRestartSchema, parsed)) handlers.onChannelRestart?.(parsed);
+    else if (channel === keys.channelConfigChannel() && Value.Check(ChannelConfigChangedSchema, parsed)) handlers.onChannelConfigChanged?.(parsed);
     else log.warn({ channel }, 'control message does not match its schema; skipped');
   });
   // ioredis re-subscribes by itself after a reconnect.

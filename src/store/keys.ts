@@ -194,6 +194,23 @@ export const keys = {
   /** String: an event id already recorded (Slack and Feishu redeliver); expires after a day. */
   channelEventSeen: (channel: string, eventId: string) => `${KEY_PREFIX}:channel:{${channel}}:seen:${eventId}`,
 
+  // ── chat channels connected from the UI (channels/channel-connections-store.ts) ─────────
+  /**
+   * String (JSON): the platform's credentials saved from the UI (POST /api/channels/{provider}/runtime-config),
+   * secrets sealed with WARREN_CHANNEL_SECRETS_KEY, plus `version` and `updated_at`; over config.yaml's.
+   */
+  channelRuntimeConfig: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:runtime-config`,
+  /** String (JSON `{owner, created_at}`): a one-time code that binds a chat account to its owner; expires after 10 minutes. */
+  channelConnectCode: (channel: string, code: string) => `${KEY_PREFIX}:channel:{${channel}}:connect-code:${code}`,
+  /** Sorted set: one owner's pending codes for the platform, by expiry (ms), to cap how many are open at once. */
+  channelConnectCodes: (channel: string, owner: string) => `${KEY_PREFIX}:channel:{${channel}}:connect-codes:${owner}`,
+  /** Hash: connection id → the binding of a chat account to a Warren user (JSON). */
+  channelConnections: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:connections`,
+  /** Hash: the platform's user id → the id of the connection binding it (one owner at a time). */
+  channelIdentities: (channel: string) => `${KEY_PREFIX}:channel:{${channel}}:identities`,
+  /** String: which set-up flow of the Lark integration is current for a user (a newer start supersedes an older one). */
+  larkFlowGeneration: (user: string) => `${KEY_PREFIX}:lark:{${user}}:flow-generation`,
+
   // ── owners (store/owners.ts) ────────────────────────────────────────────────────────────
   // One index per user and kind of record, so that a user's search reads only their own ids.
   // Each is touched by single-key commands only, after the record's own write, like the global
@@ -229,6 +246,8 @@ export const keys = {
   configChangedChannel: () => `${KEY_PREFIX}:control:config-changed`,
   /** Channel: restart a chat platform's connection, `{channel}`; its holder drops and re-acquires it. */
   channelRestartChannel: () => `${KEY_PREFIX}:control:channel-restart`,
+  /** Channel: a platform's UI-saved credentials changed, `{channel}`; every worker rebuilds that platform's connection. */
+  channelConfigChannel: () => `${KEY_PREFIX}:control:channel-config`,
 
   // ── metrics ─────────────────────────────────────────────────────────────────────────────
   /** Hash: final run status → count, across all workers. */

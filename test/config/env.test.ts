@@ -27,4 +27,15 @@ describe('environment configuration', () => {
       expect(() => readEnvConfig({ LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS: bad })).toThrow(/LANGGRAPH_SCHEMA_RESOLVE_TIMEOUT_MS/);
     }
   });
+
+  it('reads the channel secrets key as 64 hex digits or base64, and refuses anything else without echoing it (#31)', () => {
+    expect(readEnvConfig({}).channelSecretsKey).toBeUndefined();
+    expect(readEnvConfig({ WARREN_CHANNEL_SECRETS_KEY: 'ab'.repeat(32) }).channelSecretsKey).toBe('ab'.repeat(32));
+    const base64 = Buffer.alloc(32, 1).toString('base64');
+    expect(readEnvConfig({ WARREN_CHANNEL_SECRETS_KEY: base64 }).channelSecretsKey).toBe(base64);
+    for (const bad of ['short-secret-value', 'ab'.repeat(31), Buffer.alloc(16).toString('base64')]) {
+      expect(() => readEnvConfig({ WARREN_CHANNEL_SECRETS_KEY: bad })).toThrow(/WARREN_CHANNEL_SECRETS_KEY/);
+      expect(() => readEnvConfig({ WARREN_CHANNEL_SECRETS_KEY: bad })).not.toThrow(bad);
+    }
+  });
 });

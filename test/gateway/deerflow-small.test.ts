@@ -80,7 +80,7 @@ describe('GET /api/features', () => {
     for (const who of ['alice', 'bob'] as const) {
       expect(await call(who, 'GET', '/features')).toEqual({
         status: 200,
-        body: { agents_api: { enabled: true }, browser_control: { enabled: false }, mcp_tasks: { enabled: false }, github_webhooks: { enabled: false } },
+        body: { agents_api: { enabled: true }, browser_control: { enabled: false }, mcp_tasks: { enabled: false }, github_webhooks: { enabled: false }, channel_connections: { enabled: true }, lark_integration: { enabled: true } },
       });
     }
   });

@@ -166,6 +166,8 @@ describe('features Warren leaves off, answered as DeerFlow answers them disabled
       browser_control: { enabled: false },
       mcp_tasks: { enabled: false },
       github_webhooks: { enabled: false },
+      channel_connections: { enabled: true },
+      lark_integration: { enabled: true },
     });
   });
 

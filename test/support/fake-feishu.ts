@@ -5,11 +5,13 @@
 // by sending the frame back with a `{code}` payload; an event not acknowledged with 200 is sent
 // again, on a later ping or on the next connection); message reply and PATCH (cards); message
 // resources; and file upload (im/v1/files). Tests push user messages in and read what the bot
-// sent; the server counts long connections open at once, so two holders would show.
+// sent; the server counts long connections open at once, so two holders would show. It also
+// serves Lark's accounts and OAuth paths for the app (fake-lark-accounts.ts).
 import { createCipheriv, createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { closeFake, listenLocal } from './fake-server.js';
+import { fakeLarkAccounts, type FakeLarkAccounts } from './fake-lark-accounts.js';
 
 export interface BotMessage {
   chat_id: string;
@@ -42,6 +44,8 @@ export interface FakeFeishu {
   readonly maxOpenConnections: number;
   /** Events sent down and not yet acknowledged with 200. */
   readonly unacknowledged: number;
+  /** Lark's accounts and OAuth servers for this app (the Lark integration's set-up and authorization flows). */
+  readonly accounts: FakeLarkAccounts;
   /** A user's text message (in a topic when `threadId` is given); returns its message id. */
   sendText(chatId: string, text: string, options?: { from?: string; threadId?: string }): string;
   /** A user's file message, served by the message resources call. */
@@ -185,6 +189,7 @@ async function bodyOf(req: IncomingMessage): Promise<{ json: Record<string, unkn
   const type = req.headers['content-type'] ?? '';
   const boundary = /boundary=(.+)$/.exec(type)?.[1];
   if (type.startsWith('multipart/form-data') && boundary) return { json: {}, form: multipart(raw, boundary) };
+  if (type.startsWith('application/x-www-form-urlencoded')) return { json: Object.fromEntries(new URLSearchParams(raw.toString('utf8'))), form: null };
   return { json: raw.length > 0 ? (JSON.parse(raw.toString('utf8')) as Record<string, unknown>) : {}, form: null };
 }
 
@@ -214,6 +219,7 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
   let maxOpen = 0;
   let nextId = 1;
 
+  const lark = fakeLarkAccounts(appId, appSecret);
   const ok = (res: ServerResponse, body: Record<string, unknown>) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ code: 0, msg: 'success', ...body }));
   const fail = (res: ServerResponse, status: number, code: number, msg: string) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ code, msg }));
 
@@ -307,6 +313,7 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
         },
       });
     }
+    if (lark.handle(req.method ?? 'GET', url.pathname, json, req.headers.authorization, res)) return;
     if (!url.pathname.startsWith('/open-apis/im/v1/')) return fail(res, 404, 404, 'not found');
     if (!authorized(req, res)) return;
     const path = url.pathname.slice('/open-apis/im/v1/'.length).split('/');
@@ -388,6 +395,7 @@ export async function startFakeFeishu(appId = 'cli_0123456789abcdef', appSecret 
     appSecret,
     messages,
     files,
+    accounts: lark,
     get tokensIssued() {
       return tokensIssued;
     },

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { WarrenError } from '../../src/errors.js';
 import { tempPathIn, virtualPath, type ThreadFiles } from '../../src/workspace/thread-files.js';
 import type { UploadWriter } from '../../src/uploads/uploads.js';
+import { CONNECT_COMMANDS } from '../../src/channels/channels.js';
 import { helpText, type ChatOrigin, type ChatRuns } from './chat-runs.js';
 import { RefusedError, type Retry } from './retry.js';
 import type { RunAnswers } from './run-answers.js';
@@ -33,6 +34,7 @@ export interface IncomingMessage {
 /** What a platform's connection is built with besides its own protocol. */
 export interface ConnectionParts {
   chatRuns: ChatRuns;
+  bindings: ChatBindings;
   /** Follows the runs whose answers this connection sends. */
   answers: Pick<RunAnswers, 'follow' | 'stopAll'>;
   uploads: Pick<UploadWriter, 'store'>;
@@ -50,6 +52,14 @@ export class FileTooLargeError extends RefusedError {
   }
 }
 
+/** Chat accounts bound to Warren users with the UI's connect codes (chat-bindings.ts). */
+export interface ChatBindings {
+  /** Takes a connect code the sender sent; the reply that says what it did. */
+  connect(origin: ChatOrigin, code: string): Promise<string>;
+  /** The Warren user the sender's messages run as; null when the channel answers only bound accounts and this one is not. */
+  ownerOf(origin: ChatOrigin): Promise<string | null>;
+}
+
 export interface ChatMessagesDeps {
   /** The platform as users know it ("Telegram"), for replies. */
   platform: string;
@@ -58,6 +68,7 @@ export interface ChatMessagesDeps {
   /** What the platform's messages may carry that Warren reads ("text, documents and photos"). */
   readable: string;
   chatRuns: ChatRuns;
+  bindings: ChatBindings;
   answers: Pick<RunAnswers, 'follow'>;
   uploads: Pick<UploadWriter, 'store'>;
   files: Pick<ThreadFiles, 'ensureArea'>;
@@ -100,10 +111,17 @@ export function createChatMessages(deps: ChatMessagesDeps) {
 
   /** What a message does; the reply for a message that does not become a run. */
   async function act(message: IncomingMessage, signal: AbortSignal): Promise<string | null> {
-    const { origin } = message;
-    if (deps.allowedUsers.length > 0 && !deps.allowedUsers.includes(origin.userId)) {
-      return `Sorry, this bot only answers its allowed users. Your ${deps.platform} user id is ${origin.userId || 'unknown'}.`;
+    // A connect code comes before the allow list: an account binds before anyone lists it.
+    const code = message.command !== null && (CONNECT_COMMANDS as readonly string[]).includes(message.command) ? message.text.trim().split(/\s+/)[1] : undefined;
+    if (code) return deps.bindings.connect(message.origin, code);
+    if (deps.allowedUsers.length > 0 && !deps.allowedUsers.includes(message.origin.userId)) {
+      return `Sorry, this bot only answers its allowed users. Your ${deps.platform} user id is ${message.origin.userId || 'unknown'}.`;
     }
+    const owner = await deps.bindings.ownerOf(message.origin);
+    if (owner === null) {
+      return `This ${deps.platform} account is not connected to Warren. In Warren, open Settings › Channels, choose Connect for ${deps.platform}, and send the code it shows here.`;
+    }
+    const origin: ChatOrigin = { ...message.origin, owner };
     if (message.command !== null) return command(message.command, origin);
     const text = message.text.trim();
     if (text === '' && message.attachments.length === 0) return `I read ${deps.readable}; this kind of message is not supported.`;

@@ -30,6 +30,10 @@ export interface ChatOrigin {
   userId: string;
   /** What the answer replies to, when not the message itself (Slack: the thread's first message; null: none). */
   replyTo?: string | null;
+  /** The sender's name on the platform (Telegram's @username), when it tells. */
+  userName?: string;
+  /** The Warren user the sender's account is bound to (a connect code); absent: the channel's owner. */
+  owner?: string;
 }
 
 export const CHAT_COMMANDS = {
@@ -47,18 +51,23 @@ export function createChatRuns(deps: ChatRunsDeps) {
   const owner = deps.owner ?? ANONYMOUS_USER;
   const { runs, threads, channels } = deps.stores;
 
+  const ownerOf = (origin: ChatOrigin) => origin.owner ?? owner;
+  // A bound account's conversation is its owner's own thread: in a group chat, or after the
+  // account moves to another owner, nobody writes into a thread someone else owns.
+  const conversationKey = (origin: ChatOrigin) => (ownerOf(origin) === owner ? origin.conversation : `${origin.conversation}|owner:${ownerOf(origin)}`);
+
   async function freshThread(origin: ChatOrigin): Promise<string> {
     const threadId = randomUUID();
     // The metadata finds a chat's threads (POST /threads/search).
-    await threads.create({ threadId, metadata: { channel, chat_id: origin.chatId, conversation: origin.conversation }, ifExists: 'do_nothing', owner });
-    await channels.setConversationThread(channel, origin.conversation, threadId);
+    await threads.create({ threadId, metadata: { channel, chat_id: origin.chatId, conversation: origin.conversation }, ifExists: 'do_nothing', owner: ownerOf(origin) });
+    await channels.setConversationThread(channel, conversationKey(origin), threadId);
     return threadId;
   }
 
   return {
     /** The conversation's thread, made on its first message. */
     async threadFor(origin: ChatOrigin): Promise<string> {
-      return (await channels.conversationThread(channel, origin.conversation)) ?? freshThread(origin);
+      return (await channels.conversationThread(channel, conversationKey(origin))) ?? freshThread(origin);
     },
 
     /** `/new`: later messages go to a fresh thread; the old one stays as it was. */
@@ -83,7 +92,7 @@ export function createChatRuns(deps: ChatRunsDeps) {
           on_disconnect: 'continue',
           metadata: { channel, chat_id: origin.chatId, message_id: origin.messageId, user_id: origin.userId },
         },
-        actingFor(owner),
+        actingFor(ownerOf(origin)),
         { runId, defaultRecursionLimit: deps.recursionLimit },
       );
       const owed: OwedReply = { thread_id: run.thread_id, run_id: run.run_id, chat_id: origin.chatId, reply_to: origin.replyTo === undefined ? origin.messageId : origin.replyTo };

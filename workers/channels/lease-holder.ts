@@ -72,9 +72,10 @@ export function startLeaseHolder(options: LeaseHolderOptions): LeaseHolder {
       stopRenewing();
       stopping.signal.removeEventListener('abort', onStop);
       current = null;
+      // The status first: written after the release, it could clear what the next holder just wrote.
+      await store.report(channel, { connected: false, holder: null }).catch(() => undefined); // only the status page, which the next holder rewrites
       // Given back at once (when still ours), so a restart or a stop hands over without waiting out the lease.
       await store.release(channel, token).catch((err: unknown) => log.warn({ err, channel }, 'channel lease release failed; it lapses by itself'));
-      await store.report(channel, { connected: false, holder: null }).catch(() => undefined); // only the status page, which the next holder rewrites
       log.info({ channel, why: errorText(connection.signal.reason ?? 'ended') }, 'channel connection dropped');
     }
   }

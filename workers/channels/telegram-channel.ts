@@ -49,7 +49,7 @@ export function createTelegramConnection(deps: TelegramConnectionDeps) {
     const chatId = String(message.chat.id);
     const attachment = attachmentOf(api, message);
     return {
-      origin: { conversation: chatId, chatId, messageId: String(message.message_id), userId: String(message.from?.id ?? '') },
+      origin: { conversation: chatId, chatId, messageId: String(message.message_id), userId: String(message.from?.id ?? ''), ...(message.from?.username ? { userName: message.from.username } : {}) },
       command: commandOf(message.text),
       text: message.text ?? message.caption ?? '',
       attachments: attachment ? [attachment] : [],
