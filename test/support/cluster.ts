@@ -39,8 +39,11 @@ export interface Cluster {
   redis: { readonly url: string };
   home: string;
   startWorker(): Promise<ClusterProcess>;
-  /** Stops Redis, leaves it down for `downMs` (an outage of that length), and starts it again. */
-  restartRedis(downMs?: number): Promise<void>;
+  /**
+   * Stops Redis (SIGTERM; `kill`: SIGKILL, losing what AOF had not written yet), leaves it down
+   * for `downMs` (an outage of that length), and starts it again.
+   */
+  restartRedis(downMs?: number, how?: 'stop' | 'kill'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -230,8 +233,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     },
     home,
     startWorker,
-    async restartRedis(downMs = 0) {
-      await redis.stop();
+    async restartRedis(downMs = 0, how = 'stop') {
+      if (how === 'kill') {
+        const children = 'nodes' in redis ? redis.nodes.map((node) => node.child) : [redis.child];
+        await Promise.all(children.map((child) => exitOf(child, 'SIGKILL')));
+      } else await redis.stop();
       if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
       if ('nodes' in redis) {
         await redis.start();
