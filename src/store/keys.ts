@@ -230,6 +230,8 @@ export const keys = {
   bullJobLock: (queueQualifiedName: string, jobId: string) => `${queueQualifiedName}:${jobId}:lock`,
   bullActive: (queueQualifiedName: string) => `${queueQualifiedName}:active`,
   bullStalled: (queueQualifiedName: string) => `${queueQualifiedName}:stalled`,
+  /** BullMQ's mark that a stalled check ran lately (it runs once per interval per queue). */
+  bullStalledCheck: (queueQualifiedName: string) => `${queueQualifiedName}:stalled-check`,
 } as const;
 
 /** Every key of one thread matches this pattern (for deleting a thread with SCAN). */

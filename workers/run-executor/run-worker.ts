@@ -99,7 +99,9 @@ function runQueueWorker(name: string, processor: RunProcessor, options: RunWorke
     for (const id of jobIds) {
       processor.lockLapsed(id).then(
         (result) => {
-          if (result !== 'not-running') log.warn({ run_id: id, result }, 'lock renewal failed');
+          // Re-taken (and re-locked) runs go on: the outage is already logged by the connections.
+          if (result === 'relocked' || result === 'retaken') log.info({ run_id: id, result }, 'lock lapsed; run re-taken');
+          else if (result !== 'not-running') log.warn({ run_id: id, result }, 'lock renewal failed');
         },
         (err: unknown) => log.warn({ run_id: id, err }, 'lock renewal failed, and re-taking the run failed'),
       );
