@@ -114,10 +114,11 @@ interface PendingAppend {
 }
 
 /**
- * The most bytes of event data one run's writer holds while Redis does not answer (an outage):
- * an append beyond it fails (WARREN_STREAM_BUFFER_FULL), and its run is given up. The graph
- * itself waits at its next checkpoint until its events are stored (stream-barrier.ts), so
- * what is held is about one step's output.
+ * The most bytes of event data one run's writer holds while its connection to Redis is down (an
+ * outage): an append beyond it fails (WARREN_STREAM_BUFFER_FULL), and its run is given up. The
+ * graph itself waits at its next checkpoint until its events are stored (stream-barrier.ts), so
+ * what is held is about one step's output. While Redis answers, a backlog is only the graph
+ * running ahead of the round trips, and drains.
  */
 export const STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
 
@@ -128,7 +129,7 @@ export const STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
  * turn of the event loop is done, so a token is never held behind another. While Redis is away
  * the batch in flight waits for it, and the events after it wait here, up to `bufferBytes`.
  */
-export function batchedWriter(send: (pairs: string[]) => Promise<string[]>, bufferBytes = STREAM_BUFFER_BYTES): RunStreamWriter {
+export function batchedWriter(send: (pairs: string[]) => Promise<string[]>, connected: () => boolean, bufferBytes = STREAM_BUFFER_BYTES): RunStreamWriter {
   let queue: PendingAppend[] = [];
   let queuedBytes = 0;
   let sending = false;
@@ -165,7 +166,7 @@ export function batchedWriter(send: (pairs: string[]) => Promise<string[]>, buff
     append: (event, data) =>
       new Promise<string>((resolve, reject) => {
         if (discarded) return reject(discarded);
-        if (queuedBytes + data.length > bufferBytes && queue.length > 0) {
+        if (queuedBytes + data.length > bufferBytes && queue.length > 0 && !connected()) {
           return reject(new StreamBufferFullError(`More than ${bufferBytes} bytes of the run's events are waiting for Redis; the run is given up.`));
         }
         queue.push({ event, data, resolve, reject });
@@ -192,7 +193,7 @@ export function createRunStreams(redis: RedisClient, scripts: Record<string, Scr
     writer({ threadId, runId, attempt }) {
       const fenceKeys = [keys.run(threadId, runId), keys.runStream(threadId, runId)];
       const head = [String(attempt), appendedChannel(redis, threadId, runId)];
-      return batchedWriter(async (pairs) => (await appendScript(fenceKeys, [...head, ...pairs])) as string[]);
+      return batchedWriter(async (pairs) => (await appendScript(fenceKeys, [...head, ...pairs])) as string[], () => redis.status === 'ready');
     },
 
     async readAfter(threadId, runId, afterId, count = 10_000) {
