@@ -116,7 +116,7 @@ async function startRuns(): Promise<Following[]> {
         localAddress: `127.0.${faultNumber}.${k + 2}`,
       },
       // A client that keeps trying through a 30 s outage, 200 ms apart.
-      { base: cluster.url, maxReconnects: 5_000, onEvent: (event) => received.push(event) },
+      { base: `${cluster.url}/api/langgraph`, maxReconnects: 5_000, onEvent: (event) => received.push(event) },
     );
     // Awaited by measure(); a rejection is reported there.
     done.catch(() => undefined);

@@ -114,7 +114,7 @@ async function spawnApis(count: number, env: NodeEnv): Promise<ClusterProcess[]>
       apis.push({ ...spawnNode(`api-${i}`, 'src/main.js', { ...env, PORT: String(port), WARREN_INSTANCE_ID: `api-${i}` }), port });
     }
     for (const api of apis) {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 60_000);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 180_000);
     }
     return apis;
   } catch (err) {
