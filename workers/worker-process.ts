@@ -31,6 +31,7 @@ import { RedisStore } from '../src/store/langgraph-store.js';
 import { storeSettingsFor } from '../src/store/store-embeddings.js';
 import { startTracing } from '../src/tracing/tracing.js';
 import { createFileLocks } from '../src/store/file-locks.js';
+import { createJobLocks } from '../src/store/job-locks.js';
 import { createThreadFiles } from '../src/workspace/thread-files.js';
 import { createGraphServices } from './agent/graph-services.js';
 import { withModelTasks } from './model-tasks/model-tasks.js';
@@ -203,6 +204,7 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
     log,
     lockDurationMs: lockMs,
     stalledIntervalMs: stalledMs,
+    outage: { holdMs: config.runtime.outage_hold_seconds * 1000, jobLocks: createJobLocks(redis.command) },
     executor: {
       ...stores,
       graphs,
@@ -217,6 +219,8 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
         maxAttempts: config.runtime.max_attempts,
         defaultRecursionLimit: config.runtime.default_recursion_limit,
         streamRetentionSeconds: config.runtime.stream_retention_seconds,
+        // A hold lasts as long as the job lock; after a Redis restart, its worker has as long again to re-take it.
+        lease: { leaseMs: lockMs, graceMs: lockMs },
       },
       log,
       countFinished: (status) => countFinishedRun(redis.command, status),

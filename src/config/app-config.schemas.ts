@@ -215,6 +215,13 @@ export const RuntimeConfigSchema = Type.Object({
   lock_seconds: Type.Number({ minimum: 0.5, default: 10 }),
   /** How often workers look for runs whose worker lost its hold. */
   stalled_check_seconds: Type.Number({ minimum: 0.25, default: 5 }),
+  /**
+   * The longest Redis outage a worker keeps its runs through: it goes on executing them, their
+   * writes waiting for Redis, and continues once Redis is back (no run executed twice). Past it,
+   * its runs are given up and taken over after the outage. At most 30: a worker's Redis commands
+   * themselves give up after about 33 s of reconnecting.
+   */
+  outage_hold_seconds: Type.Number({ minimum: 0, maximum: 30, default: 30 }),
 });
 
 export const CorsConfigSchema = Type.Object({

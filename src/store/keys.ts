@@ -260,6 +260,16 @@ export const keys = {
    * (`warren:bull:{runs}:runs:wait`): one queue, one slot; several queues, several slots.
    */
   bullPrefix: (queueName: string, cluster: boolean) => (cluster ? `${KEY_PREFIX}:bull:{${queueName}}` : `${KEY_PREFIX}:bull`),
+  /**
+   * The keys of BullMQ's that re-locking a job touches (store/job-locks.ts), from the queue's
+   * qualified name (BullMQ's `job.queueQualifiedName`: `<bullPrefix>:<queue>`): the job's lock
+   * (string), the queue's active list and its stalled set. BullMQ's own layout (6.x).
+   */
+  bullJobLock: (queueQualifiedName: string, jobId: string) => `${queueQualifiedName}:${jobId}:lock`,
+  bullActive: (queueQualifiedName: string) => `${queueQualifiedName}:active`,
+  bullStalled: (queueQualifiedName: string) => `${queueQualifiedName}:stalled`,
+  /** BullMQ's mark that a stalled check ran lately (it runs once per interval per queue). */
+  bullStalledCheck: (queueQualifiedName: string) => `${queueQualifiedName}:stalled-check`,
 } as const;
 
 /** Every key of one thread matches this pattern (for deleting a thread with SCAN). */

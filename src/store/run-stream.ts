@@ -5,6 +5,8 @@ import { isCluster, type RedisClient } from './redis.js';
 import { keys } from './keys.js';
 import type { RunFence } from './records.js';
 import { loadScripts, requireScript, type ScriptCaller } from './scripts.js';
+import { FencedError } from './script-errors.js';
+import { StreamBufferFullError } from './store.errors.js';
 
 export interface StreamEntry {
   /** Redis Stream entry id, e.g. `1732200000000-0`. */
@@ -25,6 +27,11 @@ export interface RunStreamWriter {
    * Events appended without waiting are stored in the order appended.
    */
   append(event: string, dataJson: string): Promise<string>;
+  /**
+   * Drops every event not sent to Redis yet, rejecting their appends (a WARREN_FENCED refusal), and
+   * refuses later ones: for a run this worker gave up, whose buffered events must never land.
+   */
+  discard(reason: string): void;
 }
 
 export function parseEntries(raw: [string, string[]][] | null | undefined): StreamEntry[] {
@@ -107,14 +114,26 @@ interface PendingAppend {
 }
 
 /**
+ * The most bytes of event data one run's writer holds while its connection to Redis is down (an
+ * outage): an append beyond it fails (WARREN_STREAM_BUFFER_FULL), and its run is given up. The
+ * graph itself waits at its next checkpoint until its events are stored (stream-barrier.ts), so
+ * what is held is about one step's output. While Redis answers, a backlog is only the graph
+ * running ahead of the round trips, and drains.
+ */
+export const STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
+
+/**
  * A writer that sends a run's events in batches, one script call each: the events produced while
  * the previous batch was in flight go together in the next (one round trip and one fence check
  * for all of them), in order. When nothing is in flight, the next batch leaves once the current
- * turn of the event loop is done, so a token is never held behind another.
+ * turn of the event loop is done, so a token is never held behind another. While Redis is away
+ * the batch in flight waits for it, and the events after it wait here, up to `bufferBytes`.
  */
-function batchedWriter(send: (pairs: string[]) => Promise<string[]>): RunStreamWriter {
+export function batchedWriter(send: (pairs: string[]) => Promise<string[]>, connected: () => boolean, bufferBytes = STREAM_BUFFER_BYTES): RunStreamWriter {
   let queue: PendingAppend[] = [];
+  let queuedBytes = 0;
   let sending = false;
+  let discarded: Error | null = null;
   const flush = (): void => {
     if (queue.length === 0) {
       sending = false;
@@ -128,6 +147,7 @@ function batchedWriter(send: (pairs: string[]) => Promise<string[]>): RunStreamW
     }
     const batch = count === queue.length ? queue : queue.slice(0, count);
     queue = count === queue.length ? [] : queue.slice(count);
+    queuedBytes -= bytes;
     const pairs: string[] = [];
     for (const pending of batch) pairs.push(pending.event, pending.data);
     send(pairs).then(
@@ -145,11 +165,23 @@ function batchedWriter(send: (pairs: string[]) => Promise<string[]>): RunStreamW
   return {
     append: (event, data) =>
       new Promise<string>((resolve, reject) => {
+        if (discarded) return reject(discarded);
+        if (queuedBytes + data.length > bufferBytes && queue.length > 0 && !connected()) {
+          return reject(new StreamBufferFullError(`More than ${bufferBytes} bytes of the run's events are waiting for Redis; the run is given up.`));
+        }
         queue.push({ event, data, resolve, reject });
+        queuedBytes += data.length;
         if (sending) return;
         sending = true;
         setImmediate(flush);
       }),
+    discard(reason) {
+      discarded = new FencedError(reason);
+      const dropped = queue;
+      queue = [];
+      queuedBytes = 0;
+      for (const pending of dropped) pending.reject(discarded);
+    },
   };
 }
 
@@ -161,7 +193,7 @@ export function createRunStreams(redis: RedisClient, scripts: Record<string, Scr
     writer({ threadId, runId, attempt }) {
       const fenceKeys = [keys.run(threadId, runId), keys.runStream(threadId, runId)];
       const head = [String(attempt), appendedChannel(redis, threadId, runId)];
-      return batchedWriter(async (pairs) => (await appendScript(fenceKeys, [...head, ...pairs])) as string[]);
+      return batchedWriter(async (pairs) => (await appendScript(fenceKeys, [...head, ...pairs])) as string[], () => redis.status === 'ready');
     },
 
     async readAfter(threadId, runId, afterId, count = 10_000) {

@@ -31,7 +31,20 @@ export type StartRunResult =
   | { kind: 'terminal'; status: RunStatus; attempt: number }
   | { kind: 'cancelled'; action: 'interrupt' | 'rollback'; attempt: number }
   /** `failed`: the attempts whose workers died, not counting hand-backs. */
-  | { kind: 'exhausted'; attempt: number; failed: number };
+  | { kind: 'exhausted'; attempt: number; failed: number }
+  /**
+   * A live worker holds the run under `attempt` (its lease is live, or lapsed while Redis was
+   * down and it may yet re-take it): not claimed; ask again in `waitMs`.
+   */
+  | { kind: 'held'; attempt: number; waitMs: number };
+
+/** How a claim's hold on a run lasts; see start-run-2.lua and renew-run-lease-1.lua. */
+export interface RunLeaseTimes {
+  /** How long a hold lasts without renewal. */
+  leaseMs: number;
+  /** How long after a Redis restart a hold that lapsed while Redis was down may still be re-taken. */
+  graceMs: number;
+}
 export type CancelRunResult = 'missing' | 'terminal' | 'cancelled' | 'signalled';
 
 export interface FinishRun {
@@ -59,7 +72,14 @@ export interface RunStore {
   inflight(threadId: string): Promise<StoredRun[]>;
   /** Every pending or running run, on any thread (bulk cancel by status). */
   inflightEverywhere(): Promise<StoredRun[]>;
-  start(threadId: string, runId: string, maxAttempts: number): Promise<StartRunResult>;
+  /** Claims the run; without `lease`, a hold nobody keeps (the next claim takes over at once). */
+  start(threadId: string, runId: string, maxAttempts: number, lease?: RunLeaseTimes): Promise<StartRunResult>;
+  /**
+   * Renews the hold of the attempt that claimed the run (and re-takes it after an outage, if no
+   * one claimed it meanwhile): true if held, false once the run no longer runs (settled or
+   * handed back). Rejects with a WARREN_FENCED refusal once another attempt holds it.
+   */
+  renewLease(fence: RunFence, leaseMs: number): Promise<boolean>;
   /**
    * Records where the run started and how many messages its line held there, once: later calls
    * keep the first values. Returns the kept checkpoint.
@@ -149,6 +169,7 @@ class RedisRunStore implements RunStore {
   private readonly startScript: ScriptCaller;
   private readonly finishScript: ScriptCaller;
   private readonly handBackScript: ScriptCaller;
+  private readonly renewLeaseScript: ScriptCaller;
   private readonly setOnceScript: ScriptCaller;
   private readonly cancelScript: ScriptCaller;
 
@@ -161,6 +182,7 @@ class RedisRunStore implements RunStore {
     this.startScript = requireScript(scripts, 'startRun');
     this.finishScript = requireScript(scripts, 'finishRun');
     this.handBackScript = requireScript(scripts, 'handBackRun');
+    this.renewLeaseScript = requireScript(scripts, 'renewRunLease');
     this.setOnceScript = requireScript(scripts, 'setHashFieldOnce');
     this.cancelScript = requireScript(scripts, 'cancelRun');
   }
@@ -228,8 +250,8 @@ class RedisRunStore implements RunStore {
     return out;
   }
 
-  async start(threadId: string, runId: string, maxAttempts: number): Promise<StartRunResult> {
-    const reply = (await this.startScript([keys.run(threadId, runId), keys.thread(threadId)], [nowIso(), maxAttempts])) as string[];
+  async start(threadId: string, runId: string, maxAttempts: number, { leaseMs, graceMs }: RunLeaseTimes = { leaseMs: 0, graceMs: 0 }): Promise<StartRunResult> {
+    const reply = (await this.startScript([keys.run(threadId, runId), keys.thread(threadId)], [nowIso(), maxAttempts, Math.ceil(leaseMs), Math.ceil(graceMs)])) as string[];
     const [kind, value, third] = reply;
     switch (kind) {
       case 'started':
@@ -240,6 +262,8 @@ class RedisRunStore implements RunStore {
         return { kind, action: value === 'rollback' ? 'rollback' : 'interrupt', attempt: Number(third) };
       case 'exhausted':
         return { kind, attempt: Number(value), failed: Number(third) };
+      case 'held':
+        return { kind, attempt: Number(value), waitMs: Number(third) };
       default:
         return { kind: 'missing' };
     }
@@ -254,6 +278,10 @@ class RedisRunStore implements RunStore {
   async recordMessagesBefore(threadId: string, runId: string, count: number): Promise<void> {
     // Only a run that exists keeps it: HSETNX on a deleted run would leave a half record.
     await this.setOnceScript([keys.run(threadId, runId)], ['messages_before', String(count)]);
+  }
+
+  async renewLease({ threadId, runId, attempt }: RunFence, leaseMs: number): Promise<boolean> {
+    return Number(await this.renewLeaseScript([keys.run(threadId, runId)], [String(attempt), Math.ceil(leaseMs)])) === 1;
   }
 
   async handBack({ threadId, runId, attempt }: RunFence): Promise<void> {

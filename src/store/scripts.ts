@@ -44,14 +44,20 @@ export function readScript(file: string, dir: string = SCRIPTS_DIR): string {
 
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 
-/** The part of a key a Redis Cluster hashes: its first non-empty `{…}`, else the whole key. */
+/** BullMQ's keys on one Redis: untagged, `warren:bull:<queue>:…` (tagged by queue on a Cluster, see keys.bullPrefix). */
+const UNTAGGED_BULL = /^warren:bull:([^:{]+):/;
+
+/**
+ * The part of a key a Redis Cluster hashes: its first non-empty `{…}`, else the whole key. A
+ * BullMQ key of one Redis counts as tagged by its queue, as the same key is on a Cluster.
+ */
 function hashTagOf(key: string): string {
   const open = key.indexOf('{');
   if (open >= 0) {
     const close = key.indexOf('}', open + 1);
     if (close > open + 1) return key.slice(open + 1, close);
   }
-  return key;
+  return UNTAGGED_BULL.exec(key)?.[1] ?? key;
 }
 
 /**

@@ -21,6 +21,8 @@ export const FileLockBusyError = defineError('WARREN_FILE_LOCK_BUSY', 503);
 export const FileLockLapsedError = defineError('WARREN_FILE_LOCK_LAPSED', 503);
 /** A checkpoint (its value, metadata or a pending write) as stored in Redis cannot be read back. */
 export const CheckpointCorruptError = defineError('WARREN_CHECKPOINT_CORRUPT', 500);
+/** A run's events waiting for Redis (an outage) passed the writer's bound; the worker gives the run up. */
+export const StreamBufferFullError = defineError('WARREN_STREAM_BUFFER_FULL', 503);
 /** A Redis MULTI came back aborted (no replies), which a transaction without WATCH never should. */
 export const RedisTransactionAbortedError = defineError('WARREN_REDIS_TRANSACTION_ABORTED', 500);
 /** The embedding model answered vectors of another length than `store.index.dims` says. */

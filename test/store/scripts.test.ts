@@ -38,7 +38,7 @@ describe('script includes', () => {
     const withCheck = lua(SCRIPTS_DIR).filter((file) => /'attempt'\) ~=|error_reply\('(WARREN_)?FENCED/.test(readFileSync(file, 'utf8')));
     expect(withCheck.map((file) => path.relative(SCRIPTS_DIR, file))).toEqual([path.join('includes', 'fence.lua')]);
 
-    expect(fencedFiles.sort()).toEqual(['append-run-events-2.lua', 'drop-checkpoints-n.lua', 'finish-run-6.lua', 'hand-back-run-1.lua', 'put-checkpoint-5.lua', 'put-writes-3.lua']);
+    expect(fencedFiles.sort()).toEqual(['append-run-events-2.lua', 'drop-checkpoints-n.lua', 'finish-run-6.lua', 'hand-back-run-1.lua', 'put-checkpoint-5.lua', 'put-writes-3.lua', 'renew-run-lease-1.lua']);
     for (const file of fencedFiles) expect(occurrences(readScript(file), FENCE_CHECK), file).toBe(1);
   });
 

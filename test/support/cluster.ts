@@ -39,8 +39,13 @@ export interface Cluster {
   redis: { readonly url: string };
   home: string;
   startWorker(): Promise<ClusterProcess>;
-  /** Stops Redis, leaves it down for `downMs` (an outage of that length), and starts it again. */
-  restartRedis(downMs?: number): Promise<void>;
+  /** Starts API process `index` again on its port (after a test killed it), once it answers. */
+  restartApi(index: number): Promise<ClusterProcess>;
+  /**
+   * Stops Redis (SIGTERM; `kill`: SIGKILL, losing what AOF had not written yet), leaves it down
+   * for `downMs` (an outage of that length), and starts it again.
+   */
+  restartRedis(downMs?: number, how?: 'stop' | 'kill'): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -57,6 +62,11 @@ export interface ClusterOptions {
   redis?: 'single' | 'cluster';
   /** nginx's port (default: a free one), for a config that names the deployment's own URL. */
   nginxPort?: number;
+  /**
+   * The REDIS_URL the processes use, given the single Redis's own URL (a proxy the test puts
+   * in between, say); the Redis keeps its port across restarts.
+   */
+  redisVia?: (redisUrl: string) => Promise<string>;
 }
 
 function nginxConfig(template: string, listen: number, upstreams: number[], dir: string): string {
@@ -104,7 +114,7 @@ async function spawnApis(count: number, env: NodeEnv): Promise<ClusterProcess[]>
       apis.push({ ...spawnNode(`api-${i}`, 'src/main.js', { ...env, PORT: String(port), WARREN_INSTANCE_ID: `api-${i}` }), port });
     }
     for (const api of apis) {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 60_000);
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 180_000);
     }
     return apis;
   } catch (err) {
@@ -179,7 +189,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
     tracked(redis.child);
   }
-  const env = deploymentEnv(redis.url, home, configFile, { WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16), ...options.env });
+  const processRedisUrl = options.redisVia && !onCluster ? await options.redisVia(redis.url) : redis.url;
+  const env = deploymentEnv(processRedisUrl, home, configFile, { WARREN_WORKER_CONCURRENCY: String(options.workerConcurrency ?? 16), ...options.env });
 
   const apis: ClusterProcess[] = [];
   const workers: ClusterProcess[] = [];
@@ -196,6 +207,15 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const w = spawnNode(`worker-${workers.length}`, 'workers/main.js', { ...env, WARREN_INSTANCE_ID: `worker-${workers.length}`, ...options.workerEnv?.(workers.length) });
     workers.push(w);
     return w;
+  };
+  const restartApi = async (index: number) => {
+    const old = apis[index];
+    if (!old?.port) throw new Error(`no API process ${index}`);
+    await exitOf(old.child, 'SIGKILL');
+    const api = { ...spawnNode(old.name, 'src/main.js', { ...env, PORT: String(old.port), WARREN_INSTANCE_ID: old.name }), port: old.port };
+    apis[index] = api;
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer again`, 120_000);
+    return api;
   };
   let url: string;
   try {
@@ -230,8 +250,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     },
     home,
     startWorker,
-    async restartRedis(downMs = 0) {
-      await redis.stop();
+    restartApi,
+    async restartRedis(downMs = 0, how = 'stop') {
+      if (how === 'kill') {
+        const children = 'nodes' in redis ? redis.nodes.map((node) => node.child) : [redis.child];
+        await Promise.all(children.map((child) => exitOf(child, 'SIGKILL')));
+      } else await redis.stop();
       if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
       if ('nodes' in redis) {
         await redis.start();

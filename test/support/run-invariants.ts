@@ -5,6 +5,7 @@
 import { Client } from '@langchain/langgraph-sdk';
 import { expect } from 'vitest';
 import type { Cluster } from './cluster.js';
+import type { ChatRequest } from './scripted-openai.js';
 import { collect, userInput, type SseEvent } from './sse.js';
 import { waitFor } from './wait-for.js';
 
@@ -35,6 +36,25 @@ export function expectOneWriterAtATime(events: SseEvent[], label: string): numbe
   expect(events.filter((e) => e.event === 'end'), `${label}: one end`).toHaveLength(1);
   expect(events.at(-1)?.event, `${label}: end is last`).toBe('end');
   return attempts;
+}
+
+/** The text each model call streamed, by chunk id, in stream order: a gap or a repeat shows in it. */
+export function streamedTexts(events: SseEvent[]): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const event of events) {
+    const id = chunkId(event);
+    if (id === undefined) continue;
+    const content = (event.data as [{ content?: unknown }, unknown])[0]?.content;
+    if (typeof content === 'string') texts.set(id, (texts.get(id) ?? '') + content);
+  }
+  return texts;
+}
+
+/** How many of the scripted model's requests each thread's question made (chatRuns asks `<question> on <thread>`). */
+export function modelCallsPerThread(requests: readonly ChatRequest[], threads: readonly string[]): number[] {
+  return threads.map(
+    (threadId) => requests.filter((request) => request.messages.some((m) => m.role === 'user' && typeof m.content === 'string' && m.content.endsWith(` on ${threadId}`))).length,
+  );
 }
 
 const MODES = ['messages-tuple', 'values'] as const;

@@ -10,7 +10,7 @@ import type { RunFence } from '../../src/store/records.js';
 import type { WorkerMetrics } from '../../src/metrics/worker-metrics.js';
 import type { RunStreams } from '../../src/store/run-stream.js';
 import type { RunUsageStore } from '../../src/store/run-usage.js';
-import type { RunStore } from '../../src/store/runs.js';
+import type { RunLeaseTimes, RunStore } from '../../src/store/runs.js';
 import type { ThreadStore } from '../../src/store/threads.js';
 
 /** The checkpoint operations a run needs: where it started, writing, and undoing it. */
@@ -30,7 +30,13 @@ export interface ExecutorDeps {
   graphs: GraphRegistry;
   checkpoints: RunCheckpoints;
   dispatcher: RunDispatcher;
-  settings: { maxAttempts: number; defaultRecursionLimit: number; streamRetentionSeconds: number };
+  settings: {
+    maxAttempts: number;
+    defaultRecursionLimit: number;
+    streamRetentionSeconds: number;
+    /** How a claim holds its run: renewed by this worker (run-leases.ts), deferred to by others' claims. */
+    lease?: RunLeaseTimes;
+  };
   /** Counts a run's final status for /metrics. */
   countFinished?: (status: string) => Promise<void>;
   /** This worker's metrics (runs, model and tool calls); absent, runs are not observed. */

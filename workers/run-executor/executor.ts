@@ -5,7 +5,7 @@
 // refuses this one's writes and it stops (see src/store/scripts/append-run-events-2.lua).
 import { context } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { RunError } from '../../src/errors.js';
+import { isRedisUnreachable, RunError } from '../../src/errors.js';
 import { isFenceRefusal, isLineageRefusal, scriptRefusal } from '../../src/store/script-errors.js';
 import { DEFAULT_GRAPH_ID } from '../../graphs/registry.js';
 import { toWire, toWireJson } from '../../graphs/serialize.js';
@@ -13,6 +13,7 @@ import { readRunKwargs, runStartsAt, type RunKwargs } from '../../src/queue/run-
 import type { RunJob } from '../../src/queue/run-queue.js';
 import type { RunFence, StoredRun } from '../../src/store/records.js';
 import type { RunStreamWriter } from '../../src/store/run-stream.js';
+import { StreamBufferFullError } from '../../src/store/store.errors.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
 import { StreamBarrier } from './stream-barrier.js';
 import { streamGraph, type GraphEvent, type WireStreamMode } from './graph-stream.js';
@@ -64,11 +65,21 @@ interface GraphRun {
   interrupts?: Record<string, unknown> | undefined;
 }
 
-/** `lost`: another attempt holds the run; this worker wrote nothing after it learnt so. */
-export type ExecuteOutcome = 'settled' | 'handed-back' | 'lost';
+/**
+ * `lost`: another attempt holds the run, or this worker gave it up (Redis away too long); it
+ * wrote nothing after it learnt so. `held`: a live worker holds the run (its job came back
+ * through BullMQ's stalled check after an outage): not claimed; ask again in `waitMs`.
+ */
+export type ExecuteOutcome = 'settled' | 'handed-back' | 'lost' | { held: { waitMs: number } };
 
 /** A run this worker stops without settling it. */
-type Unsettled = Exclude<ExecuteOutcome, 'settled'>;
+type Unsettled = 'handed-back' | 'lost';
+
+/**
+ * Keeps a claimed run's hold (run-leases.ts) until the returned function is called: renews it,
+ * and stops the run (`lost`) once it can no longer be kept.
+ */
+export type HoldRun = (fence: RunFence) => () => void;
 /** How a run that ran ends: its settlement and what it leaves the thread, or unsettled. */
 type Ending = ({ settlement: Settlement } & Pick<GraphRun, 'values' | 'interrupts'>) | Unsettled;
 
@@ -108,12 +119,12 @@ export async function runDueAt(job: RunJob, deps: Pick<ExecutorDeps, 'runs'>): P
   return dueAt > Date.now() ? dueAt : null;
 }
 
-export async function executeRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps): Promise<ExecuteOutcome> {
+export async function executeRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps, hold?: HoldRun): Promise<ExecuteOutcome> {
   const log = deps.log.child({ run_id: job.run_id, thread_id: job.thread_id });
   // Until it is known otherwise, a run that stops early was lost (a fence refusal, a throw).
   const tally: RunTally = { startedAt: null, status: 'lost' };
   try {
-    return await claimAndRun(job, signal, deps, log, tally);
+    return await claimAndRun(job, signal, deps, log, tally, hold);
   } catch (err) {
     // Redis refused a write: a newer attempt holds the run. Stop here, writing nothing more.
     if (!isFenceRefusal(err)) throw err;
@@ -124,9 +135,19 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
   }
 }
 
-async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps, log: Logger, tally: RunTally): Promise<ExecuteOutcome> {
+async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps, log: Logger, tally: RunTally, hold: HoldRun | undefined): Promise<ExecuteOutcome> {
   const fence = await claimRun(job, deps, log);
   if (!fence) return 'settled';
+  if ('held' in fence) return fence;
+  const release = hold?.(fence);
+  try {
+    return await runClaimed(deps, fence, signal, log, tally);
+  } finally {
+    release?.();
+  }
+}
+
+async function runClaimed(deps: ExecutorDeps, fence: RunFence, signal: AbortSignal, log: Logger, tally: RunTally): Promise<ExecuteOutcome> {
   const claimed = await startRun(deps, fence, log, tally);
   const kwargs = await readKwargs(claimed);
   if (!kwargs) return 'settled';
@@ -146,15 +167,20 @@ async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps,
 
 /**
  * Claims the run for a new attempt and returns its fence; null when there is nothing to run:
- * the run is gone, or the claim found it settled, cancelled or out of attempts (settled here).
+ * the run is gone, or the claim found it settled, cancelled or out of attempts (settled here);
+ * `held` when a live worker holds it.
  */
-async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<RunFence | null> {
+async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<RunFence | { held: { waitMs: number } } | null> {
   const threadId = job.thread_id;
   const runId = job.run_id;
-  const claim = await deps.runs.start(threadId, runId, deps.settings.maxAttempts);
+  const claim = await deps.runs.start(threadId, runId, deps.settings.maxAttempts, deps.settings.lease);
   if (claim.kind === 'missing') {
     log.info('run no longer exists; skipping');
     return null;
+  }
+  if (claim.kind === 'held') {
+    log.info({ run_attempt: claim.attempt, wait_ms: claim.waitMs }, 'run held by a live worker; its job waits');
+    return { held: { waitMs: claim.waitMs } };
   }
   const fence: RunFence = { threadId, runId, attempt: claim.attempt };
   switch (claim.kind) {
@@ -314,7 +340,15 @@ async function stopped(graphRun: GraphRun, err: unknown): Promise<Settlement | U
   const reason = signal.aborted ? (signal.reason as StopReason | undefined) : undefined;
   const cause: unknown = appendFailed.signal.aborted ? appendFailed.signal.reason : err;
   if (reason === 'lost' || isFenceRefusal(cause) || isFenceRefusal(err)) {
-    log.warn({ err: cause, run_attempt: attempt }, 'run lost: its lock lapsed or a newer attempt holds it; stopped without writing');
+    graphRun.claimed.writer.discard(`attempt ${attempt} lost the run`);
+    log.warn({ err: cause, run_attempt: attempt }, 'run lost: a newer attempt holds it, or Redis was away too long; stopped without writing');
+    return 'lost';
+  }
+  if (cause instanceof StreamBufferFullError || isRedisUnreachable(cause)) {
+    // Redis has been away longer than this worker can hold the run: nothing can be settled, and
+    // nothing buffered may land later. Its job comes back through BullMQ's stalled check.
+    graphRun.claimed.writer.discard(`attempt ${attempt} gave the run up while Redis was away`);
+    log.warn({ err: cause, run_attempt: attempt }, 'run given up: Redis was away too long; stopped without writing');
     return 'lost';
   }
   if (reason === 'shutdown') {

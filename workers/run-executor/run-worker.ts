@@ -1,7 +1,8 @@
 // The BullMQ Worker for runs: one job is one run. Cancels arrive over pub/sub and reach the
 // run's own stop switch; on shutdown every job is handed back to the queue
 // (no attempt is spent) so another worker resumes it from its last checkpoint. A job whose lock
-// could not be renewed is stopped at once: another worker may already hold it.
+// could not be renewed (Redis was away longer than the lock) goes on if no other worker has
+// claimed its run meanwhile, and is stopped if one has (run-leases.ts).
 import { Worker, type ConnectionOptions } from 'bullmq';
 import type { RedisClient } from '../../src/store/redis.js';
 import type { Logger } from 'pino';
@@ -10,6 +11,7 @@ import { runQueueNames, type RunJob } from '../../src/queue/run-queue.js';
 import { bullPrefixFor, connectionErrorLog } from '../../src/store/redis.js';
 import type { ExecutorDeps } from './executor-deps.js';
 import { RunProcessor } from './run-processor.js';
+import type { JobLocks } from '../../src/store/job-locks.js';
 import { RunSlots } from './run-slots.js';
 
 export interface RunWorkerOptions {
@@ -24,6 +26,11 @@ export interface RunWorkerOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   maxStalledCount?: number;
+  /**
+   * Keep runs through an outage of up to `holdMs` (run-leases.ts), re-locking their jobs with
+   * `jobLocks`; without it, a run whose lock could not be renewed is stopped at once.
+   */
+  outage?: { holdMs: number; jobLocks: JobLocks };
 }
 
 export interface RunWorker {
@@ -38,7 +45,10 @@ export interface RunWorker {
 
 export async function startRunWorker(options: RunWorkerOptions): Promise<RunWorker> {
   const { log } = options;
-  const processor = new RunProcessor(options.queueName, options.executor);
+  const lockMs = options.lockDurationMs ?? 10_000;
+  const lease = options.executor.settings.lease;
+  const holding = options.outage && lease ? { leaseMs: lease.leaseMs, lockMs, ...options.outage } : undefined;
+  const processor = new RunProcessor(options.queueName, options.executor, holding);
   // One BullMQ Worker per run queue: one on a single Redis, whose concurrency is the process's
   // limit; the shards on a Cluster, each allowed the whole limit, with slots shared by all of
   // them holding the process to it (run-slots.ts).
@@ -59,6 +69,7 @@ export async function startRunWorker(options: RunWorkerOptions): Promise<RunWork
     close: (force = false) =>
       (closing ??= (async () => {
         processor.slots?.close();
+        processor.close();
         processor.stopAll('shutdown');
         await Promise.all(workers.map((worker) => worker.close(force)));
         options.subscriber.disconnect();
@@ -82,10 +93,19 @@ function runQueueWorker(name: string, processor: RunProcessor, options: RunWorke
   });
   // Mostly Redis connection errors, one per reconnect attempt while Redis is away.
   worker.on('error', onError);
-  // Without its lock the job may be another worker's already: stop it before its next write
-  // (which Redis would refuse anyway).
+  // Without its lock the job may be another worker's already: the run goes on only if its
+  // attempt still holds it (or is stopped, before its next write, which Redis would refuse anyway).
   worker.on('lockRenewalFailed', (jobIds: string[]) => {
-    for (const id of jobIds) if (processor.stop(id, 'lost')) log.warn({ run_id: id }, 'lock renewal failed; stopping the run');
+    for (const id of jobIds) {
+      processor.lockLapsed(id).then(
+        (result) => {
+          // Re-taken (and re-locked) runs go on: the outage is already logged by the connections.
+          if (result === 'relocked' || result === 'retaken') log.info({ run_id: id, result }, 'lock lapsed; run re-taken');
+          else if (result !== 'not-running') log.warn({ run_id: id, result }, 'lock renewal failed');
+        },
+        (err: unknown) => log.warn({ run_id: id, err }, 'lock renewal failed, and re-taking the run failed'),
+      );
+    }
   });
   worker.on('failed', (job, err) => {
     // The job id is the run id; the data may be what failed.
