@@ -34,6 +34,7 @@ import type { FeedbackStore } from '../store/feedback.js';
 import type { StoredRun } from '../store/records.js';
 import { TERMINAL_RUN_STATUSES } from '../store/records.js';
 import type { RunStore } from '../store/runs.js';
+import type { ThreadStore } from '../store/threads.js';
 import { forkPointOf } from '../queue/run-kwargs.js';
 import { RunNotFoundError } from '../store/store.errors.js';
 import { MessageCursorUnsupportedError } from './gateway.errors.js';
@@ -51,6 +52,8 @@ import type {
 
 export interface ThreadMessagesDeps {
   state: Pick<StateService, 'get'>;
+  /** The thread's metadata: a branch's inherited rows are attributed to its seed turns. */
+  threads: Pick<ThreadStore, 'get'>;
   /** Run feedback, shown on each run's last answer as DeerFlow's feeds do. */
   feedback: Pick<FeedbackStore, 'ofThread'>;
   runs: Pick<RunStore, 'list' | 'get' | 'recordMessagesBefore'>;
@@ -66,6 +69,25 @@ const EVENT_TYPES: Readonly<Record<string, MessageEventType>> = {
 
 /** Every message the lead agent's thread shows is the lead agent's (sub-agents keep their own state). */
 const LEAD_AGENT = { caller: 'lead_agent' } as const;
+/** DeerFlow's metadata key that marks a branch (thread-branches.service.ts sets it). */
+const BRANCH_KEY = 'deerflow_branch';
+
+/**
+ * A branch's inherited messages, as DeerFlow seeds them into the branch's feed: one synthetic run
+ * per inherited turn, `branch-seed-{branch}-{n}`, a turn starting at each visible user message
+ * (those before the first stay in turn 0), so that regenerating the last inherited answer replaces
+ * that turn only. Human and AI rows carry `caller: lead_agent`; all carry the seed marks.
+ */
+function branchSeed(threadId: string, metadata: Record<string, unknown>) {
+  if (metadata[BRANCH_KEY] !== true) return null;
+  const marks = { branch_seed: true, branch_parent_thread_id: metadata.branch_parent_thread_id ?? null };
+  let turn = 0;
+  return (message: Record<string, unknown>, eventType: MessageEventType): { run_id: string; metadata: Record<string, unknown> } => {
+    const hidden = isRecord(message.additional_kwargs) && message.additional_kwargs.hide_from_ui === true;
+    if (eventType === 'llm.human.input' && !hidden) turn += 1;
+    return { run_id: `branch-seed-${threadId}-${turn}`, metadata: eventType === 'llm.tool.result' ? { ...marks } : { ...LEAD_AGENT, ...marks } };
+  };
+}
 /** How many run records one read lists. */
 const RUNS_BATCH = 500;
 
@@ -133,7 +155,8 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
 
   /** Every visible row of the thread, ascending by seq. A thread that is not the caller's, or none, is a 404. */
   const rowsOf = async (threadId: string): Promise<MessageRow[]> => {
-    const [state, spans] = await Promise.all([deps.state.get(threadId), spansOf(threadId)]);
+    const [state, spans, thread] = await Promise.all([deps.state.get(threadId), spansOf(threadId), deps.threads.get(threadId)]);
+    const seed = branchSeed(threadId, thread?.metadata ?? {});
     const values = isRecord(state.values) ? state.values : {};
     const messages = Array.isArray(values.messages) ? (values.messages as unknown[]) : [];
     const headAt = state.created_at ?? new Date(0).toISOString();
@@ -146,13 +169,14 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
       if (!isRecord(message)) return;
       const eventType = EVENT_TYPES[String(message.type)];
       if (eventType === undefined) return;
+      const seeded = run === null && seed ? seed(message, eventType) : null;
       rows.push({
         thread_id: threadId,
-        run_id: run?.run_id ?? null,
+        run_id: run?.run_id ?? seeded?.run_id ?? null,
         event_type: eventType,
         category: 'message',
         content: message,
-        metadata: { ...LEAD_AGENT },
+        metadata: seeded?.metadata ?? { ...LEAD_AGENT },
         seq,
         // Checkpoints time a superstep, not a message: a run's input is dated at the run's
         // creation, what it answered at its last update.
@@ -199,6 +223,13 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
   };
 
   return {
+    /** How many feed rows each run added to the thread (runs with none are left out). */
+    async countsByRun(threadId: string): Promise<Map<string, number>> {
+      const counts = new Map<string, number>();
+      for (const row of await rowsOf(threadId)) if (row.run_id !== null) counts.set(row.run_id, (counts.get(row.run_id) ?? 0) + 1);
+      return counts;
+    },
+
     /** The run that added the message, as the feed attributes it; null when none did (or no such message). */
     async runOfMessage(threadId: string, id: string): Promise<string | null> {
       return (await rowsOf(threadId)).find((row) => row.content.id === id)?.run_id ?? null;

@@ -224,6 +224,28 @@ describe('branches (threads.py)', () => {
     expectDetail(await call('bob', 'POST', `/api/threads/${threadId}/branches`, { message_id: target }), 404);
   });
 
+  it("attributes the inherited turns to DeerFlow's seed runs, one per turn, and regenerates the last one on the branch", async () => {
+    const target = rows[3]!.content.id;
+    const { thread_id: id } = await ok('alice', 'POST', `/api/threads/${threadId}/branches`, { message_id: target });
+    const seeded = visible(await rowsOf(id));
+    expect(seeded.map(textOf)).toEqual(['question 1', 'answer to: question 1', 'question 2', 'answer to: question 2']);
+    expect(seeded.map((r) => r.run_id)).toEqual([1, 1, 2, 2].map((n) => `branch-seed-${id}-${n}`));
+    const all = (await rowsOf(id)) as Array<Row & { metadata: Record<string, unknown> }>;
+    for (const row of all) expect(row.metadata).toMatchObject({ branch_seed: true, branch_parent_thread_id: threadId });
+    expect(all.filter((r) => r.event_type !== 'llm.tool.result').every((r) => r.metadata.caller === 'lead_agent')).toBe(true);
+
+    const prepared = await ok('alice', 'POST', `/api/threads/${id}/runs/regenerate/prepare`, { message_id: target });
+    expect(prepared.target_run_id).toBe(`branch-seed-${id}-2`);
+    queued.push({ content: 'a branch-only second answer' });
+    await turn(id, prepared.input, { checkpoint: prepared.checkpoint, metadata: prepared.metadata });
+    const after = visible(await rowsOf(id));
+    expect(after.map(textOf)).toEqual(['question 1', 'answer to: question 1', 'question 2', 'a branch-only second answer']);
+    // Only the regenerated turn left its seed run; the first stays inherited.
+    expect(after.slice(0, 2).map((r) => r.run_id)).toEqual([`branch-seed-${id}-1`, `branch-seed-${id}-1`]);
+    expect(after[3]!.run_id).not.toMatch(/^branch-seed-/);
+    expect(visible(await rowsOf(threadId)).map(textOf)).toHaveLength(6);
+  });
+
   it('refuses a message that is not an assistant turn, or one no checkpoint ends with (409)', async () => {
     expectDetail(await call('alice', 'POST', `/api/threads/${threadId}/branches`, { message_id: rows[0]!.content.id }), 409, 'This turn can no longer be branched from.');
     expectDetail(await call('alice', 'POST', `/api/threads/${threadId}/branches`, { message_id: 'no-such-message' }), 409);
