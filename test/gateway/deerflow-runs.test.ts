@@ -230,7 +230,7 @@ describe('/api/runs (stateless)', () => {
 
 describe('/api/assistants', () => {
   it("searches, gets, draws and describes assistants in DeerFlow's AssistantResponse, the caller's custom agents among them", async () => {
-    await ok('alice', 'POST', '/agents', { name: `helper-${randomUUID().slice(0, 6)}`, description: 'helps' });
+    expect((await call('alice', 'POST', '/agents', { name: `helper-${randomUUID().slice(0, 6)}`, description: 'helps' })).status).toBe(201);
     const found = await ok('alice', 'POST', '/assistants/search', {});
     for (const a of found) expect(Object.keys(a).sort()).toEqual(ASSISTANT_KEYS);
     expect(found.map((a: any) => a.assistant_id)).toContain('lead_agent');
