@@ -78,6 +78,10 @@ const BRANCH_KEY = 'deerflow_branch';
  * (those before the first stay in turn 0), so that regenerating the last inherited answer replaces
  * that turn only. Human and AI rows carry `caller: lead_agent`; all carry the seed marks.
  */
+const seedPrefix = (threadId: string) => `branch-seed-${threadId}-`;
+/** A seed turn's id on this thread (only a branch has rows with it). */
+const isSeedOf = (threadId: string, runId: string): boolean => runId.startsWith(seedPrefix(threadId)) && /^\d+$/.test(runId.slice(seedPrefix(threadId).length));
+
 function branchSeed(threadId: string, metadata: Record<string, unknown>) {
   if (metadata[BRANCH_KEY] !== true) return null;
   const marks = { branch_seed: true, branch_parent_thread_id: metadata.branch_parent_thread_id ?? null };
@@ -85,7 +89,7 @@ function branchSeed(threadId: string, metadata: Record<string, unknown>) {
   return (message: Record<string, unknown>, eventType: MessageEventType): { run_id: string; metadata: Record<string, unknown> } => {
     const hidden = isRecord(message.additional_kwargs) && message.additional_kwargs.hide_from_ui === true;
     if (eventType === 'llm.human.input' && !hidden) turn += 1;
-    return { run_id: `branch-seed-${threadId}-${turn}`, metadata: eventType === 'llm.tool.result' ? { ...marks } : { ...LEAD_AGENT, ...marks } };
+    return { run_id: `${seedPrefix(threadId)}${turn}`, metadata: eventType === 'llm.tool.result' ? { ...marks } : { ...LEAD_AGENT, ...marks } };
   };
 }
 /** How many run records one read lists. */
@@ -201,10 +205,15 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
     return rows;
   };
 
+  /** A run of the thread, or one of its branch seed turns (which have no record). */
+  const requireRun = async (threadId: string, runId: string): Promise<void> => {
+    if (isSeedOf(threadId, runId)) return;
+    if (!(await deps.runs.get(threadId, runId))) throw new RunNotFoundError(`Run ${runId} not found`);
+  };
+
   /** The run's rows; a run that is not this thread's is a 404, as GET /runs/{run_id} answers. */
   const runRowsOf = async (threadId: string, runId: string): Promise<MessageRow[]> => {
-    const [run, rows] = await Promise.all([deps.runs.get(threadId, runId), rowsOf(threadId)]);
-    if (!run) throw new RunNotFoundError(`Run ${runId} not found`);
+    const [, rows] = await Promise.all([requireRun(threadId, runId), rowsOf(threadId)]);
     return rows.filter((row) => row.run_id === runId);
   };
 
@@ -280,7 +289,7 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
      * a run changed: every run answers `available: false`.
      */
     async workspaceChanges(threadId: string, runId: string, _query: WorkspaceChangesQuery): Promise<WorkspaceChanges> {
-      if (!(await deps.runs.get(threadId, runId))) throw new RunNotFoundError(`Run ${runId} not found`);
+      await requireRun(threadId, runId);
       return structuredClone(EMPTY_WORKSPACE_CHANGES);
     },
   };

@@ -233,6 +233,11 @@ describe('branches (threads.py)', () => {
     const all = (await rowsOf(id)) as Array<Row & { metadata: Record<string, unknown> }>;
     for (const row of all) expect(row.metadata).toMatchObject({ branch_seed: true, branch_parent_thread_id: threadId });
     expect(all.filter((r) => r.event_type !== 'llm.tool.result').every((r) => r.metadata.caller === 'lead_agent')).toBe(true);
+    // The UI asks a seed turn for its messages and file changes as for any run.
+    const seedRun = `branch-seed-${id}-2`;
+    expect((await ok('alice', 'GET', `/api/threads/${id}/runs/${seedRun}/messages`)).data.map((r: Row) => r.content.id)).toContain(target);
+    expect(await ok('alice', 'GET', `/api/threads/${id}/runs/${seedRun}/workspace-changes`)).toMatchObject({ available: false, files: [] });
+    expectDetail(await call('alice', 'GET', `/api/threads/${id}/runs/branch-seed-${threadId}-2/workspace-changes`), 404);
 
     const prepared = await ok('alice', 'POST', `/api/threads/${id}/runs/regenerate/prepare`, { message_id: target });
     expect(prepared.target_run_id).toBe(`branch-seed-${id}-2`);
