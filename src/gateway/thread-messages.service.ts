@@ -11,7 +11,10 @@
 // removed, so the positions it had filled are free again and the next run's messages take them:
 // a client still holding those seqs sees other messages there, which is what DeerFlow's UI
 // expects after it reloads the thread. The same holds after a branch (a run or a state update
-// from an older checkpoint): positions past the fork point name the new branch's messages. A
+// from an older checkpoint): positions past the fork point name the new branch's messages.
+// When the thread's latest run is an edit-and-rerun that failed, the feed is read where the thread
+// stood when that attempt started (its `checkpoint_before`), as DeerFlow hides such an attempt and
+// shows the turn it meant to replace. A
 // state update that removes messages (RemoveMessage) shifts every later position.
 //
 // Which run added a message: a run records `checkpoint_before`, the thread's head when it first
@@ -104,6 +107,15 @@ interface RunSpan {
   after: number;
 }
 
+const FAILED: readonly string[] = ['error', 'timeout', 'interrupted'];
+
+/** The thread's latest started run, when it is an edit-and-rerun that failed and knows where it started. */
+function failedEditAttempt(spans: readonly RunSpan[]): StoredRun | null {
+  const latest = spans.map((span) => span.run).reduce<StoredRun | null>((a, b) => (a === null || b.created_at > a.created_at ? b : a), null);
+  if (!latest || latest.metadata.replay_kind !== 'edit' || !FAILED.includes(latest.status) || typeof latest.checkpoint_before !== 'string') return null;
+  return latest;
+}
+
 /** DeerFlow's `turn_duration`: whole seconds from the run's creation to its last update. */
 const turnDuration = (run: StoredRun): number => Math.max(0, Math.trunc((Date.parse(run.updated_at) - Date.parse(run.created_at)) / 1000));
 
@@ -159,7 +171,12 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
 
   /** Every visible row of the thread, ascending by seq. A thread that is not the caller's, or none, is a 404. */
   const rowsOf = async (threadId: string): Promise<MessageRow[]> => {
-    const [state, spans, thread] = await Promise.all([deps.state.get(threadId), spansOf(threadId), deps.threads.get(threadId)]);
+    const [head, allSpans, thread] = await Promise.all([deps.state.get(threadId), spansOf(threadId), deps.threads.get(threadId)]);
+    // DeerFlow hides a failed edit-and-rerun and shows the turn it meant to replace: the feed is
+    // then read where the thread stood when that attempt started.
+    const failedEdit = failedEditAttempt(allSpans);
+    const state = failedEdit ? await deps.state.get(threadId, { checkpoint: { checkpoint_id: failedEdit.checkpoint_before as string, checkpoint_ns: '' } }) : head;
+    const spans = failedEdit ? allSpans.filter((span) => span.run !== failedEdit) : allSpans;
     const seed = branchSeed(threadId, thread?.metadata ?? {});
     const values = isRecord(state.values) ? state.values : {};
     const messages = Array.isArray(values.messages) ? (values.messages as unknown[]) : [];

@@ -319,6 +319,22 @@ describe('regenerate and edit-and-rerun (thread_runs.py)', () => {
     await ok('alice', 'PUT', `/api/threads/${id}/goal`, { objective: 'finish' });
     expectDetail(await call('alice', 'POST', path, { human_message_id: latest[2]!.content.id, replacement_text: 'other' }), 409, 'Cannot edit while a goal is active');
   });
+
+  it('a failed edit-and-rerun is hidden and the turn it meant to replace shows again, as DeerFlow does', async () => {
+    const id = await newThread();
+    await ask(id, 'one');
+    await ask(id, 'two');
+    const before = visible(await rowsOf(id));
+    const prepared = await ok('alice', 'POST', `/api/threads/${id}/runs/edit-regenerate/prepare`, { human_message_id: before[2]!.content.id, replacement_text: 'two, failing' });
+    queued.push({ status: 400 });
+    await turn(id, prepared.input, { checkpoint: prepared.checkpoint, metadata: prepared.metadata });
+    const runs = await ok('alice', 'GET', `/api/langgraph/threads/${id}/runs?limit=10`);
+    const attempt = (Array.isArray(runs) ? runs : runs.runs).find((r: { metadata: Record<string, unknown> }) => r.metadata.replay_kind === 'edit');
+    expect(attempt.status).toBe('error');
+    const after = visible(await rowsOf(id));
+    expect(after.map(textOf)).toEqual(['one', 'answer to: one', 'two', 'answer to: two']);
+    expect(after.map((r) => r.run_id)).toEqual(before.map((r) => r.run_id));
+  });
 });
 
 describe('compaction (threads.py, context_compaction.py)', () => {
