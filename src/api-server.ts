@@ -41,6 +41,9 @@ import { createThreadGoalService } from './gateway/thread-goal.service.js';
 import { createThreadBranchesService } from './gateway/thread-branches.service.js';
 import { createRunReplayService } from './gateway/run-replay.service.js';
 import { createThreadCompactService } from './gateway/thread-compact.service.js';
+import { createDeerFlowRunsService } from './gateway/deerflow-runs.service.js';
+import { createDeerFlowAssistantsService } from './gateway/deerflow-assistants.service.js';
+import { createConsoleService } from './gateway/console.service.js';
 import { createUploadsService } from './uploads/uploads.service.js';
 import { createChannelsService } from './channels/channels.service.js';
 import { createChannelConnectionsService } from './channels/channel-connections.service.js';
@@ -51,7 +54,7 @@ import { createSlackEventsService } from './channels/slack-events.service.js';
 import { createFeishuEventsService } from './channels/feishu-events.service.js';
 import { conversionLimits } from './uploads/uploads.js';
 import { isRedisUnreachable } from './errors.js';
-import { createGraphRegistry } from '../graphs/registry.js';
+import { createGraphRegistry, DEFAULT_GRAPH_ID } from '../graphs/registry.js';
 import { createLogger } from './logger.js';
 import { createWarrenMetrics } from './metrics/warren-metrics.js';
 import { publishCancel, publishChannelRestart, publishChannelConfigChanged, publishConfigChanged } from './queue/control.js';
@@ -198,7 +201,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     graphs,
     assistantConfig: (assistantId) => assistantGraphConfig({ assistants: stores.assistants, graphs, systemDefaults }, assistantId),
   });
-  const history = createThreadMessagesService({ state, runs: stores.runs, checkpointer: stores.checkpointer, feedback: stores.feedback });
+  const history = createThreadMessagesService({ state, threads: stores.threads, runs: stores.runs, checkpointer: stores.checkpointer, feedback: stores.feedback });
   const customSkills = createCustomSkillsService(
     { ...gatewayDeps, history: createSkillHistoryStore(redis.command, (key) => log.warn({ key }, 'damaged custom skill history entry skipped')), lock: locks.customSkills },
     log,
@@ -211,7 +214,7 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     box: channelSecrets,
     announce: (channel) => publishChannelConfigChanged(redis.command, { channel }),
   });
-  const gatewayServices: Omit<GatewayServices, 'scheduledTasks' | 'threads'> = {
+  const gatewayServices: Omit<GatewayServices, 'scheduledTasks' | 'threads' | 'runHandling' | 'dfRuns' | 'dfAssistants' | 'console'> = {
     models: createModelsService(gatewayDeps),
     mcp: createMcpService(gatewayDeps),
     skills: createSkillsService({ ...gatewayDeps, onInstalled: (name, text) => customSkills.recordInstall(name, text) }, log),
@@ -288,6 +291,12 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     onDerived: (outcome, seconds) => metrics.typeSchemaSeconds.observe({ outcome }, seconds),
   });
   const assistants = createAssistantsService({ stores, graphs, removeThread: (threadId) => threads.remove(threadId), access: auth.policy, systemDefaults, typeSchemas });
+  const runs = createRunsService({ ...admissionDeps, access: recordAccess, policy: auth.policy });
+  const follow = createRunFollow({ hub, metrics });
+  const runtimeSettings = {
+    heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,
+    keepAliveMs: keepAliveMs ?? 1000,
+  };
   const queueBoard = queueBoardSettings(config.admin.queues);
   // Set once close() starts: /ready answers 503 from then on.
   let closing: Promise<void> | undefined;
@@ -311,6 +320,17 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
         ...gatewayServices,
         scheduledTasks,
         threads: createDeerFlowThreadsService({ threads, state, requireThread: (identity, threadId) => recordAccess.requireThread(identity, threadId) }),
+        runHandling: { runs, follow, settings: runtimeSettings },
+        dfRuns: createDeerFlowRunsService({ runs, usage: stores.usage, history, feedback: gatewayServices.feedback, claimThread: recordAccess.claimThread }),
+        dfAssistants: createDeerFlowAssistantsService({ assistants, agents: stores.customAgents, agentGraph: DEFAULT_GRAPH_ID }),
+        console: createConsoleService({
+          threads,
+          runs: stores.runs,
+          usage: stores.usage,
+          history,
+          config,
+          countAgents: async (identity) => (await gatewayServices.agents.list(identity)).agents.length,
+        }),
       }),
     ui: (scope) => uiRoutes(scope, { ui }),
     accounts: (scope) => accountsRoutes(scope, { accounts, oidc, origins }),
@@ -324,16 +344,13 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
       assistants,
       threads,
       state,
-      runs: createRunsService({ ...admissionDeps, access: recordAccess, policy: auth.policy }),
+      runs,
       crons,
-      follow: createRunFollow({ hub, metrics }),
+      follow,
       store: createStoreService(stores.items, auth.policy),
       graphs,
       ...(config.dev ? { truncate: createTruncateService({ stores, removeThread: (threadId) => threads.remove(threadId) }) } : {}),
-      settings: {
-        heartbeatMs: heartbeatMs ?? config.runtime.heartbeat_seconds * 1000,
-        keepAliveMs: keepAliveMs ?? 1000,
-      },
+      settings: runtimeSettings,
     },
   });
 

@@ -85,7 +85,7 @@ async function main(): Promise<number> {
   const monitor = new Monitor(context, stack.url);
   const page = context.pages()[0] ?? (await context.newPage());
   page.on('dialog', (dialog) => void dialog.accept()); // confirm() before deletes: the user says yes
-  const state: WalkState = { scratch: tempDir('warren-e2e-files-') };
+  const state: WalkState = { scratch: tempDir('warren-e2e-files-'), expectedNow: [] };
 
   const walk = opts.accounts ? SIGN_IN_STEPS : STEPS;
   const steps = opts.only ? walk.filter((s) => opts.only?.some((o) => s.name.toLowerCase().includes(o))) : walk;
@@ -95,6 +95,7 @@ async function main(): Promise<number> {
     // Steps stand alone: the sidebar (which the artifact panel folds away, in a cookie) starts open.
     await context.addCookies([{ name: 'sidebar_state', value: 'true', url: stack.url }]);
     monitor.begin();
+    state.expectedNow = [];
     const started = Date.now();
     let error: string | undefined;
     try {
@@ -103,7 +104,7 @@ async function main(): Promise<number> {
       error = err instanceof Error ? err.message.split('\n')[0] : String(err);
     }
     await monitor.settle();
-    const observed: Observed = monitor.end(step.expected ?? [], step.ownsIssue31 ? [] : ISSUE31_ROUTES);
+    const observed: Observed = monitor.end([...(step.expected ?? []), ...state.expectedNow], step.ownsIssue31 ? [] : ISSUE31_ROUTES);
     const ok = !error && observed.apiFailures.length === 0 && observed.pageErrors.length === 0 && observed.consoleErrors.length === 0;
     results.push({ name: step.name, ok, error, observed, ms: Date.now() - started });
     if (!ok && opts.screenshots) {

@@ -23,6 +23,18 @@ export const ModelConfigSchema = Type.Object(
     temperature: Type.Optional(Type.Number()),
     supports_thinking: Type.Boolean({ default: false }),
     supports_vision: Type.Boolean({ default: false }),
+    /** DeerFlow's prices per million tokens, for the console's spend estimates (`/api/console/*`). */
+    pricing: Type.Optional(
+      Type.Object(
+        {
+          currency: Type.String({ minLength: 1, maxLength: 8, default: 'USD' }),
+          input_per_million: Type.Number({ minimum: 0, default: 0 }),
+          output_per_million: Type.Number({ minimum: 0, default: 0 }),
+          input_cache_hit_per_million: Type.Optional(Type.Number({ minimum: 0 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   // Closed like every section: a misspelt key (`supports_visoin`) is an error, not a silent default.
   { additionalProperties: false },

@@ -36,3 +36,5 @@ export const MessageNotFoundError = defineError('WARREN_MESSAGE_NOT_FOUND', 404)
 export const CompactionDisabledError = defineError('WARREN_COMPACTION_DISABLED', 409);
 /** No worker wrote the summary in time, or the model failed or answered nothing (DeerFlow's 500; the thread is unchanged). */
 export const CompactionFailedError = defineError('WARREN_COMPACTION_FAILED', 503);
+/** A stateless run's `config.configurable.thread_id` is not a thread id (DeerFlow's 422). */
+export const RunThreadIdInvalidError = defineError('WARREN_RUN_THREAD_ID_INVALID', 422);

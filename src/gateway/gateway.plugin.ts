@@ -1,5 +1,5 @@
 // The gateway route group, mounted at /api: models, MCP configuration, skills, uploads, thread
-// cleanup, history, feedback, goals, branches, regenerate and compaction, artifacts, custom agents, follow-up suggestions, input polish, DeerFlow's feature
+// cleanup, history, DeerFlow's twins of the run and assistant routes, its console, feedback, goals, branches, regenerate and compaction, artifacts, custom agents, follow-up suggestions, input polish, DeerFlow's feature
 // flags and thread MCP tasks, memory and chat channels. Multipart parsing is registered here, so only the gateway accepts it.
 import multipart from '@fastify/multipart';
 import type { FastifyInstance } from 'fastify';
@@ -54,6 +54,13 @@ import { threadCompactRoutes } from './thread-compact.routes.js';
 import type { ThreadCompactService } from './thread-compact.service.js';
 import type { TokenUsageService } from './token-usage.service.js';
 import { uploadRoutes } from '../uploads/uploads.routes.js';
+import type { RunHandlerDeps } from '../runtime/run-handlers.js';
+import { deerflowRunRoutes } from './deerflow-runs.routes.js';
+import type { DeerFlowRunsService } from './deerflow-runs.service.js';
+import { deerflowAssistantRoutes } from './deerflow-assistants.routes.js';
+import type { DeerFlowAssistantsService } from './deerflow-assistants.service.js';
+import { consoleRoutes } from './console.routes.js';
+import type { ConsoleService } from './console.service.js';
 import { scheduledTaskRoutes } from '../crons/scheduled-tasks.routes.js';
 import type { ScheduledTasksService } from '../crons/scheduled-tasks.service.js';
 
@@ -91,6 +98,12 @@ export interface GatewayServices {
   slackEvents: SlackEventsService;
   feishuEvents: FeishuEventsService;
   scheduledTasks: ScheduledTasksService;
+  /** The runtime's run handling, which DeerFlow's run twins share with /api/langgraph. */
+  runHandling: RunHandlerDeps;
+  /** DeerFlow's run records, assistants and operations console. */
+  dfRuns: DeerFlowRunsService;
+  dfAssistants: DeerFlowAssistantsService;
+  console: ConsoleService;
 }
 
 export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices): Promise<void> {
@@ -111,6 +124,9 @@ export async function gatewayRoutes(app: FastifyInstance, deps: GatewayServices)
   await app.register(threadCleanupRoutes, { cleanup: deps.cleanup, tokenUsage: deps.tokenUsage });
   await app.register(deerflowThreadRoutes, { threads: deps.threads });
   await app.register(threadMessagesRoutes, { history: deps.history });
+  await app.register(deerflowRunRoutes, { ...deps.runHandling, dfRuns: deps.dfRuns });
+  await app.register(deerflowAssistantRoutes, { dfAssistants: deps.dfAssistants });
+  await app.register(consoleRoutes, { console: deps.console });
   await app.register(feedbackRoutes, { feedback: deps.feedback });
   await app.register(threadGoalRoutes, { goal: deps.goal });
   await app.register(threadBranchRoutes, { branches: deps.branches });

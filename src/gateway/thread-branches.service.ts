@@ -1,8 +1,9 @@
 // DeerFlow's branches: a new thread that starts from a finished assistant turn of another, with
-// the conversation up to that turn and the thread's files. The branch's only checkpoint is a
-// copy of the source's checkpoint that ends with the turn (so its history feed, read from
-// checkpoints, shows those messages at once), without the source's sandbox binding. The new
-// thread is the caller's.
+// the conversation up to that turn and the thread's files. The branch's head is a copy of the
+// source's checkpoint that ends with the turn (so its history feed, read from checkpoints, shows
+// those messages at once, as the branch's seed turns), under a copy of the checkpoint before the
+// turn's question (so the turn can be regenerated there), both without the source's sandbox
+// binding. The new thread is the caller's.
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Identity } from '../auth/identity.js';
@@ -12,7 +13,7 @@ import { nowIso } from '../store/records.js';
 import type { ThreadStore } from '../store/threads.js';
 import { copyThreadFiles } from '../workspace/thread-copy.js';
 import type { ThreadFiles } from '../workspace/thread-files.js';
-import { checkpointIdOf, isVisible, lineage, messageId, messagesOf, messageType } from './checkpoint-lineage.js';
+import { checkpointBefore, checkpointIdOf, isVisible, isVisibleHuman, lineage, messageId, messagesOf, messageType } from './checkpoint-lineage.js';
 import { ReplayRefusedError } from './gateway.errors.js';
 import type { Branch, BranchBody } from './thread-branches.schemas.js';
 
@@ -51,7 +52,12 @@ export function createThreadBranchesService(deps: ThreadBranchesDeps, log: Fasti
       }
       if (!found) throw new ReplayRefusedError(NOT_BRANCHABLE);
       const first = Math.min(...[...targets].map((id) => found.messages.findIndex((m) => messageId(m) === id)));
-      if (!found.messages.slice(0, first).some((m) => isVisible(m) && messageType(m) === 'human')) throw new ReplayRefusedError(NOT_BRANCHABLE);
+      const question = found.messages.slice(0, first).findLast(isVisibleHuman);
+      const questionId = messageId(question);
+      if (!questionId) throw new ReplayRefusedError(NOT_BRANCHABLE);
+      // As DeerFlow's replay base: the source's checkpoint before the turn's question goes under
+      // the branch's head, so the branch can regenerate or edit the turn it starts from.
+      const base = await checkpointBefore(deps.checkpointer, threadId, questionId, found.id);
 
       const branchId = randomUUID();
       const now = nowIso();
@@ -67,7 +73,9 @@ export function createThreadBranchesService(deps: ThreadBranchesDeps, log: Fasti
       try {
         const overrides: Record<string, unknown> = Object.fromEntries(UNINHERITED.filter((k) => k in found.values).map((k) => [k, null]));
         if (body.title) overrides.title = body.title;
-        await deps.checkpointer.forkCheckpoint(threadId, found.id, branchId, overrides, { ...branchMetadata, source: 'fork', created_at: now });
+        const stamp = { ...branchMetadata, source: 'fork', created_at: now };
+        const baseId = base ? await deps.checkpointer.forkCheckpoint(threadId, checkpointIdOf(base), branchId, overrides, stamp) : null;
+        await deps.checkpointer.forkCheckpoint(threadId, found.id, branchId, overrides, stamp, baseId ?? undefined);
         await deps.threads.setValues(branchId, (await deps.state.get(branchId)).values as Record<string, unknown>);
       } catch (err) {
         // A branch whose history could not be written is not left behind half made.

@@ -11,7 +11,10 @@
 // removed, so the positions it had filled are free again and the next run's messages take them:
 // a client still holding those seqs sees other messages there, which is what DeerFlow's UI
 // expects after it reloads the thread. The same holds after a branch (a run or a state update
-// from an older checkpoint): positions past the fork point name the new branch's messages. A
+// from an older checkpoint): positions past the fork point name the new branch's messages.
+// When the thread's latest run is an edit-and-rerun that failed, the feed is read where the thread
+// stood when that attempt started (its `checkpoint_before`), as DeerFlow hides such an attempt and
+// shows the turn it meant to replace. A
 // state update that removes messages (RemoveMessage) shifts every later position.
 //
 // Which run added a message: a run records `checkpoint_before`, the thread's head when it first
@@ -34,6 +37,7 @@ import type { FeedbackStore } from '../store/feedback.js';
 import type { StoredRun } from '../store/records.js';
 import { TERMINAL_RUN_STATUSES } from '../store/records.js';
 import type { RunStore } from '../store/runs.js';
+import type { ThreadStore } from '../store/threads.js';
 import { forkPointOf } from '../queue/run-kwargs.js';
 import { RunNotFoundError } from '../store/store.errors.js';
 import { MessageCursorUnsupportedError } from './gateway.errors.js';
@@ -51,6 +55,8 @@ import type {
 
 export interface ThreadMessagesDeps {
   state: Pick<StateService, 'get'>;
+  /** The thread's metadata: a branch's inherited rows are attributed to its seed turns. */
+  threads: Pick<ThreadStore, 'get'>;
   /** Run feedback, shown on each run's last answer as DeerFlow's feeds do. */
   feedback: Pick<FeedbackStore, 'ofThread'>;
   runs: Pick<RunStore, 'list' | 'get' | 'recordMessagesBefore'>;
@@ -66,6 +72,29 @@ const EVENT_TYPES: Readonly<Record<string, MessageEventType>> = {
 
 /** Every message the lead agent's thread shows is the lead agent's (sub-agents keep their own state). */
 const LEAD_AGENT = { caller: 'lead_agent' } as const;
+/** DeerFlow's metadata key that marks a branch (thread-branches.service.ts sets it). */
+const BRANCH_KEY = 'deerflow_branch';
+
+/**
+ * A branch's inherited messages, as DeerFlow seeds them into the branch's feed: one synthetic run
+ * per inherited turn, `branch-seed-{branch}-{n}`, a turn starting at each visible user message
+ * (those before the first stay in turn 0), so that regenerating the last inherited answer replaces
+ * that turn only. Human and AI rows carry `caller: lead_agent`; all carry the seed marks.
+ */
+const seedPrefix = (threadId: string) => `branch-seed-${threadId}-`;
+/** A seed turn's id on this thread (only a branch has rows with it). */
+const isSeedOf = (threadId: string, runId: string): boolean => runId.startsWith(seedPrefix(threadId)) && /^\d+$/.test(runId.slice(seedPrefix(threadId).length));
+
+function branchSeed(threadId: string, metadata: Record<string, unknown>) {
+  if (metadata[BRANCH_KEY] !== true) return null;
+  const marks = { branch_seed: true, branch_parent_thread_id: metadata.branch_parent_thread_id ?? null };
+  let turn = 0;
+  return (message: Record<string, unknown>, eventType: MessageEventType): { run_id: string; metadata: Record<string, unknown> } => {
+    const hidden = isRecord(message.additional_kwargs) && message.additional_kwargs.hide_from_ui === true;
+    if (eventType === 'llm.human.input' && !hidden) turn += 1;
+    return { run_id: `${seedPrefix(threadId)}${turn}`, metadata: eventType === 'llm.tool.result' ? { ...marks } : { ...LEAD_AGENT, ...marks } };
+  };
+}
 /** How many run records one read lists. */
 const RUNS_BATCH = 500;
 
@@ -76,6 +105,15 @@ interface RunSpan {
   run: StoredRun;
   /** Messages the thread had before the run; the run's own start at position `after + 1`. */
   after: number;
+}
+
+const FAILED: readonly string[] = ['error', 'timeout', 'interrupted'];
+
+/** The thread's latest started run, when it is an edit-and-rerun that failed and knows where it started. */
+function failedEditAttempt(spans: readonly RunSpan[]): StoredRun | null {
+  const latest = spans.map((span) => span.run).reduce<StoredRun | null>((a, b) => (a === null || b.created_at > a.created_at ? b : a), null);
+  if (!latest || latest.metadata.replay_kind !== 'edit' || !FAILED.includes(latest.status) || typeof latest.checkpoint_before !== 'string') return null;
+  return latest;
 }
 
 /** DeerFlow's `turn_duration`: whole seconds from the run's creation to its last update. */
@@ -133,7 +171,13 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
 
   /** Every visible row of the thread, ascending by seq. A thread that is not the caller's, or none, is a 404. */
   const rowsOf = async (threadId: string): Promise<MessageRow[]> => {
-    const [state, spans] = await Promise.all([deps.state.get(threadId), spansOf(threadId)]);
+    const [head, allSpans, thread] = await Promise.all([deps.state.get(threadId), spansOf(threadId), deps.threads.get(threadId)]);
+    // DeerFlow hides a failed edit-and-rerun and shows the turn it meant to replace: the feed is
+    // then read where the thread stood when that attempt started.
+    const failedEdit = failedEditAttempt(allSpans);
+    const state = failedEdit ? await deps.state.get(threadId, { checkpoint: { checkpoint_id: failedEdit.checkpoint_before as string, checkpoint_ns: '' } }) : head;
+    const spans = failedEdit ? allSpans.filter((span) => span.run !== failedEdit) : allSpans;
+    const seed = branchSeed(threadId, thread?.metadata ?? {});
     const values = isRecord(state.values) ? state.values : {};
     const messages = Array.isArray(values.messages) ? (values.messages as unknown[]) : [];
     const headAt = state.created_at ?? new Date(0).toISOString();
@@ -146,13 +190,14 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
       if (!isRecord(message)) return;
       const eventType = EVENT_TYPES[String(message.type)];
       if (eventType === undefined) return;
+      const seeded = run === null && seed ? seed(message, eventType) : null;
       rows.push({
         thread_id: threadId,
-        run_id: run?.run_id ?? null,
+        run_id: run?.run_id ?? seeded?.run_id ?? null,
         event_type: eventType,
         category: 'message',
         content: message,
-        metadata: { ...LEAD_AGENT },
+        metadata: seeded?.metadata ?? { ...LEAD_AGENT },
         seq,
         // Checkpoints time a superstep, not a message: a run's input is dated at the run's
         // creation, what it answered at its last update.
@@ -177,10 +222,15 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
     return rows;
   };
 
+  /** A run of the thread, or one of its branch seed turns (which have no record). */
+  const requireRun = async (threadId: string, runId: string): Promise<void> => {
+    if (isSeedOf(threadId, runId)) return;
+    if (!(await deps.runs.get(threadId, runId))) throw new RunNotFoundError(`Run ${runId} not found`);
+  };
+
   /** The run's rows; a run that is not this thread's is a 404, as GET /runs/{run_id} answers. */
   const runRowsOf = async (threadId: string, runId: string): Promise<MessageRow[]> => {
-    const [run, rows] = await Promise.all([deps.runs.get(threadId, runId), rowsOf(threadId)]);
-    if (!run) throw new RunNotFoundError(`Run ${runId} not found`);
+    const [, rows] = await Promise.all([requireRun(threadId, runId), rowsOf(threadId)]);
     return rows.filter((row) => row.run_id === runId);
   };
 
@@ -199,6 +249,13 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
   };
 
   return {
+    /** How many feed rows each run added to the thread (runs with none are left out). */
+    async countsByRun(threadId: string): Promise<Map<string, number>> {
+      const counts = new Map<string, number>();
+      for (const row of await rowsOf(threadId)) if (row.run_id !== null) counts.set(row.run_id, (counts.get(row.run_id) ?? 0) + 1);
+      return counts;
+    },
+
     /** The run that added the message, as the feed attributes it; null when none did (or no such message). */
     async runOfMessage(threadId: string, id: string): Promise<string | null> {
       return (await rowsOf(threadId)).find((row) => row.content.id === id)?.run_id ?? null;
@@ -249,7 +306,7 @@ export function createThreadMessagesService(deps: ThreadMessagesDeps) {
      * a run changed: every run answers `available: false`.
      */
     async workspaceChanges(threadId: string, runId: string, _query: WorkspaceChangesQuery): Promise<WorkspaceChanges> {
-      if (!(await deps.runs.get(threadId, runId))) throw new RunNotFoundError(`Run ${runId} not found`);
+      await requireRun(threadId, runId);
       return structuredClone(EMPTY_WORKSPACE_CHANGES);
     },
   };

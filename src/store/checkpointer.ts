@@ -341,6 +341,8 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
     toThreadId: string,
     overrides: Record<string, unknown>,
     metadata: Record<string, unknown>,
+    /** A checkpoint already on the new thread to hang this one under (else it starts the line). */
+    parentId?: string,
   ): Promise<string | null> {
     const tuple = await this.getTuple({ configurable: { thread_id: fromThreadId, checkpoint_ns: '', checkpoint_id: checkpointId } });
     if (!tuple) return null;
@@ -351,7 +353,8 @@ export class RedisCheckpointSaver extends BaseCheckpointSaver {
     for (const channel of Object.keys(overrides)) versions[channel] ??= someVersion;
     const checkpoint = { ...tuple.checkpoint, channel_values: { ...tuple.checkpoint.channel_values, ...overrides }, channel_versions: versions };
     const stored = { ...(tuple.metadata ?? {}), ...metadata, thread_id: toThreadId } as CheckpointMetadata;
-    const written = await this.put({ configurable: { thread_id: toThreadId, checkpoint_ns: '' } }, checkpoint, stored, versions);
+    const at = { configurable: { thread_id: toThreadId, checkpoint_ns: '', ...(parentId ? { checkpoint_id: parentId } : {}) } };
+    const written = await this.put(at, checkpoint, stored, versions);
     return String(written.configurable?.checkpoint_id ?? checkpoint.id);
   }
 

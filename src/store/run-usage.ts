@@ -33,27 +33,35 @@ export interface RunUsageStore {
   add(threadId: string, runId: string, call: ModelCallUsage): Promise<void>;
   /** The tallies of the thread's runs that recorded any usage. */
   ofThread(threadId: string): Promise<RunUsage[]>;
+  /** The same tallies by run id. */
+  byRun(threadId: string): Promise<Map<string, RunUsage>>;
 }
 
 export function createRunUsageStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): RunUsageStore {
   const addScript = requireScript(scripts, 'addRunUsage');
+  const byRun = async (threadId: string): Promise<Map<string, RunUsage>> => {
+    const out = new Map<string, RunUsage>();
+    const ids = await redis.zrange(keys.threadRuns(threadId), 0, -1);
+    if (ids.length === 0) return out;
+    const pipeline = redis.pipeline();
+    for (const id of ids) pipeline.hget(keys.run(threadId, id), 'usage');
+    const replies = (await pipeline.exec()) ?? [];
+    ids.forEach((id, i) => {
+      const raw = replies[i]?.[1];
+      if (typeof raw !== 'string') return;
+      const usage: unknown = JSON.parse(raw);
+      // A tally this release cannot read is left out rather than failing the sum.
+      if (Value.Check(RunUsageSchema, usage)) out.set(id, usage);
+    });
+    return out;
+  };
   return {
     async add(threadId, runId, call) {
       await addScript([keys.run(threadId, runId)], [call.model, call.caller, Math.max(0, Math.round(call.inputTokens)), Math.max(0, Math.round(call.outputTokens))]);
     },
     async ofThread(threadId) {
-      const ids = await redis.zrange(keys.threadRuns(threadId), 0, -1);
-      if (ids.length === 0) return [];
-      const pipeline = redis.pipeline();
-      for (const id of ids) pipeline.hget(keys.run(threadId, id), 'usage');
-      const out: RunUsage[] = [];
-      for (const [, raw] of (await pipeline.exec()) ?? []) {
-        if (typeof raw !== 'string') continue;
-        const usage: unknown = JSON.parse(raw);
-        // A tally this release cannot read is left out rather than failing the sum.
-        if (Value.Check(RunUsageSchema, usage)) out.push(usage);
-      }
-      return out;
+      return [...(await byRun(threadId)).values()];
     },
+    byRun,
   };
 }

@@ -224,6 +224,33 @@ describe('branches (threads.py)', () => {
     expectDetail(await call('bob', 'POST', `/api/threads/${threadId}/branches`, { message_id: target }), 404);
   });
 
+  it("attributes the inherited turns to DeerFlow's seed runs, one per turn, and regenerates the last one on the branch", async () => {
+    const target = rows[3]!.content.id;
+    const { thread_id: id } = await ok('alice', 'POST', `/api/threads/${threadId}/branches`, { message_id: target });
+    const seeded = visible(await rowsOf(id));
+    expect(seeded.map(textOf)).toEqual(['question 1', 'answer to: question 1', 'question 2', 'answer to: question 2']);
+    expect(seeded.map((r) => r.run_id)).toEqual([1, 1, 2, 2].map((n) => `branch-seed-${id}-${n}`));
+    const all = (await rowsOf(id)) as Array<Row & { metadata: Record<string, unknown> }>;
+    for (const row of all) expect(row.metadata).toMatchObject({ branch_seed: true, branch_parent_thread_id: threadId });
+    expect(all.filter((r) => r.event_type !== 'llm.tool.result').every((r) => r.metadata.caller === 'lead_agent')).toBe(true);
+    // The UI asks a seed turn for its messages and file changes as for any run.
+    const seedRun = `branch-seed-${id}-2`;
+    expect((await ok('alice', 'GET', `/api/threads/${id}/runs/${seedRun}/messages`)).data.map((r: Row) => r.content.id)).toContain(target);
+    expect(await ok('alice', 'GET', `/api/threads/${id}/runs/${seedRun}/workspace-changes`)).toMatchObject({ available: false, files: [] });
+    expectDetail(await call('alice', 'GET', `/api/threads/${id}/runs/branch-seed-${threadId}-2/workspace-changes`), 404);
+
+    const prepared = await ok('alice', 'POST', `/api/threads/${id}/runs/regenerate/prepare`, { message_id: target });
+    expect(prepared.target_run_id).toBe(`branch-seed-${id}-2`);
+    queued.push({ content: 'a branch-only second answer' });
+    await turn(id, prepared.input, { checkpoint: prepared.checkpoint, metadata: prepared.metadata });
+    const after = visible(await rowsOf(id));
+    expect(after.map(textOf)).toEqual(['question 1', 'answer to: question 1', 'question 2', 'a branch-only second answer']);
+    // Only the regenerated turn left its seed run; the first stays inherited.
+    expect(after.slice(0, 2).map((r) => r.run_id)).toEqual([`branch-seed-${id}-1`, `branch-seed-${id}-1`]);
+    expect(after[3]!.run_id).not.toMatch(/^branch-seed-/);
+    expect(visible(await rowsOf(threadId)).map(textOf)).toHaveLength(6);
+  });
+
   it('refuses a message that is not an assistant turn, or one no checkpoint ends with (409)', async () => {
     expectDetail(await call('alice', 'POST', `/api/threads/${threadId}/branches`, { message_id: rows[0]!.content.id }), 409, 'This turn can no longer be branched from.');
     expectDetail(await call('alice', 'POST', `/api/threads/${threadId}/branches`, { message_id: 'no-such-message' }), 409);
@@ -291,6 +318,22 @@ describe('regenerate and edit-and-rerun (thread_runs.py)', () => {
     expectDetail(await call('alice', 'POST', path, { human_message_id: latest[2]!.content.id, replacement_text: '   ' }), 409, 'Edited message cannot be empty');
     await ok('alice', 'PUT', `/api/threads/${id}/goal`, { objective: 'finish' });
     expectDetail(await call('alice', 'POST', path, { human_message_id: latest[2]!.content.id, replacement_text: 'other' }), 409, 'Cannot edit while a goal is active');
+  });
+
+  it('a failed edit-and-rerun is hidden and the turn it meant to replace shows again, as DeerFlow does', async () => {
+    const id = await newThread();
+    await ask(id, 'one');
+    await ask(id, 'two');
+    const before = visible(await rowsOf(id));
+    const prepared = await ok('alice', 'POST', `/api/threads/${id}/runs/edit-regenerate/prepare`, { human_message_id: before[2]!.content.id, replacement_text: 'two, failing' });
+    queued.push({ status: 400 });
+    await turn(id, prepared.input, { checkpoint: prepared.checkpoint, metadata: prepared.metadata });
+    const runs = await ok('alice', 'GET', `/api/langgraph/threads/${id}/runs?limit=10`);
+    const attempt = (Array.isArray(runs) ? runs : runs.runs).find((r: { metadata: Record<string, unknown> }) => r.metadata.replay_kind === 'edit');
+    expect(attempt.status).toBe('error');
+    const after = visible(await rowsOf(id));
+    expect(after.map(textOf)).toEqual(['one', 'answer to: one', 'two', 'answer to: two']);
+    expect(after.map((r) => r.run_id)).toEqual(before.map((r) => r.run_id));
   });
 });
 

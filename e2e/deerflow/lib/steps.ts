@@ -12,6 +12,8 @@ import type { ExpectedAnswer } from './monitor.ts';
 export interface WalkState {
   /** Folder for files the walk uploads (removed with the run). */
   scratch: string;
+  /** Answers of 400 or more the running step found it should expect (cleared before each step). */
+  expectedNow: ExpectedAnswer[];
   threadId?: string;
   agentName?: string;
 }
@@ -115,19 +117,39 @@ async function openThreadMenu(page: Page, threadId: string): Promise<void> {
 
 const settingsSections = ['appearance', 'notification', 'account', 'channels', 'integrations', 'memory', 'tools', 'skills', 'about'] as const;
 
+/**
+ * The Settings pages about #31's routes, and what each shows while Warren does not serve them
+ * yet: the route answers 404, the UI's query gives up after its retries and says so. Once #31
+ * lands the route answers, and the page must show its content instead (no "Loading…", no error).
+ */
+const BEFORE_ISSUE31: Partial<Record<(typeof settingsSections)[number], { probe: string; shows: string }>> = {
+  channels: { probe: '/api/channels/providers', shows: 'Channel connections are unavailable right now.' },
+  integrations: { probe: '/api/integrations/lark/status', shows: 'Failed to load integration status' },
+};
+
 function settingsStep(section: (typeof settingsSections)[number]): Step {
   const title = section[0]?.toUpperCase() + section.slice(1);
+  const before31 = BEFORE_ISSUE31[section];
   return {
     name: `Settings › ${title}`,
-    ownsIssue31: section === 'channels' || section === 'integrations',
-    async run(page) {
+    ownsIssue31: before31 !== undefined,
+    async run(page, state) {
+      // Asked outside the page (the monitor sees only the page's requests): is #31's route there yet?
+      const missing = before31 ? (await page.request.get(before31.probe)).status() === 404 : false;
+      if (missing) state.expectedNow.push(...ISSUE31_ROUTES.map((route) => ({ ...route, status: 404 })));
       await page.goto(`/workspace/chats/new?settings=${section}`);
       const dialog = await visible(page.getByRole('dialog'), 'the settings dialog');
       await visible(dialog.getByRole('button', { name: title }), `the ${title} section`);
+      if (before31 && missing) {
+        // The UI's query retries three times (about 7 s) before it shows the error.
+        await visible(dialog.getByText(before31.shows), `"${before31.shows}" (#31's ${before31.probe} answers 404)`, 30_000);
+        return;
+      }
       // Loading placeholders must give way to the page's content.
       await dialog.getByText(/^Loading/).first().waitFor({ state: 'hidden', timeout: SHORT }).catch(() => {
         throw new Error(`the ${title} page still says "Loading…" after ${SHORT / 1000} s`);
       });
+      if (before31 && (await dialog.getByText(before31.shows).count()) > 0) throw new Error(`the ${title} page says "${before31.shows}"`);
     },
   };
 }
@@ -215,6 +237,29 @@ export const STEPS: Step[] = [
       await visible(button, 'the Branch conversation button');
       await button.click();
       await visible(page.getByText('Conversation branch created'), 'the "branch created" notice');
+    },
+  },
+  {
+    name: 'Side chat',
+    async run(page, state) {
+      await page.goto(`/workspace/chats/${needThread(state)}`);
+      // Select the text of an answer: the toolbar that offers the side chat appears on mouse-up.
+      const answer = await visible(page.locator('[data-assistant-turn]').last().getByText(ANSWER_PREFIX), 'an answer to quote');
+      await answer.selectText();
+      await answer.dispatchEvent('mouseup');
+      await (await visible(page.getByRole('button', { name: 'Ask in side chat' }), 'the "Ask in side chat" button')).click();
+      const panel = await visible(page.getByTestId('sidecar-panel'), 'the side chat panel');
+      const input = await visible(panel.getByPlaceholder('Ask a deeper follow-up...'), 'the side chat input');
+      await input.fill('A side question about that answer');
+      // The side chat is a thread of its own, made on the first question (POST /api/threads).
+      const created = page.waitForResponse((r) => r.request().method() === 'POST' && new URL(r.url()).pathname === '/api/threads', { timeout: ANSWER });
+      await awaitRun(page, () => input.press('Enter'));
+      if ((await created).status() >= 400) throw new Error(`creating the side chat's thread answered ${(await created).status()}`);
+      await visible(panel.getByText(answerTo('A side question about that answer')), "the side chat's streamed answer", ANSWER);
+      // The side chat stays apart: the main conversation does not show the side question.
+      if ((await page.locator('[data-assistant-turn]').getByText('A side question about that answer').count()) > 0) {
+        throw new Error('the side question shows in the main conversation');
+      }
     },
   },
   {

@@ -1,0 +1,134 @@
+// What a run route does once its input is read: start a run and stream it (SSE) or wait for its
+// result, cancel one, follow one. Both /api/langgraph's run routes (runs.routes.ts) and DeerFlow's
+// gateway twins under /api (gateway/deerflow-runs.routes.ts) answer through these, so the two
+// route tables differ only in paths, defaults and the headers that point back at the run.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Identity } from '../auth/identity.js';
+import { isStreamCursor } from '../store/run-stream.js';
+import type { RunFollow } from '../streams/run-follow.js';
+import { relayResult, relaySse, type RelayDeps } from './run-relay.js';
+import type { RuntimeSettings } from './runtime-deps.js';
+import { StreamCursorInvalidError } from './runtime.errors.js';
+import type { RunCreate } from './runs.schemas.js';
+import type { CreatedRun, RunsService } from './runs.service.js';
+
+export interface RunHandlerDeps {
+  runs: RunsService;
+  follow: RunFollow;
+  settings: RuntimeSettings;
+}
+
+/** The headers that point a client at a run: `Content-Location` (the run), `Location` (its stream). */
+export interface RunLocator {
+  created(created: CreatedRun): Record<string, string>;
+  existing(threadId: string, runId: string): Record<string, string>;
+}
+
+/** /api/langgraph's: the paths admission names (a stateless run's is `/runs/{id}`). */
+export const LANGGRAPH_LOCATOR: RunLocator = {
+  created: (created) => ({ 'Content-Location': created.contentLocation, Location: created.streamLocation }),
+  existing: (threadId, runId) => ({ 'Content-Location': `/threads/${threadId}/runs/${runId}`, Location: `/threads/${threadId}/runs/${runId}/stream` }),
+};
+
+/** How long cancelling a pending run waits for the worker that settles it (see `cancel`). */
+const PENDING_CANCEL_WAIT_MS = 10_000;
+
+/** `done`, or nothing after `ms`: the caller answers either way. */
+async function settledWithin(done: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+const cancelsOnDisconnect = (body: RunCreate) => (body.on_disconnect ?? 'cancel') === 'cancel';
+
+export function createRunHandlers(deps: RunHandlerDeps, locate: RunLocator) {
+  const { runs, follow } = deps;
+  const relay: RelayDeps = {
+    follow,
+    cancelIfRunning: (threadId, runId) => runs.cancelIfRunning(threadId, runId),
+    heartbeatMs: deps.settings.heartbeatMs,
+    keepAliveMs: deps.settings.keepAliveMs,
+  };
+
+  /** Follows an existing run as SSE from the start, or after a `Last-Event-ID` of its stream. */
+  const followStream = async (req: FastifyRequest, reply: FastifyReply, threadId: string, runId: string, cancelOnDisconnect: boolean) => {
+    const lastEventId = req.headers['last-event-id'];
+    if (typeof lastEventId === 'string' && lastEventId !== '' && !isStreamCursor(lastEventId)) {
+      throw new StreamCursorInvalidError(`Last-Event-ID "${lastEventId.slice(0, 64)}" is not an event id of this stream`);
+    }
+    await relaySse(reply, relay, {
+      threadId,
+      runId,
+      afterId: typeof lastEventId === 'string' && lastEventId !== '' ? lastEventId : '0',
+      cancelOnDisconnect,
+      headers: locate.existing(threadId, runId),
+    });
+  };
+
+  return {
+    /** Creates a run in the background: the caller answers with the record. */
+    async create(identity: Identity, reply: FastifyReply, threadId: string | null, body: RunCreate): Promise<CreatedRun> {
+      const created = await runs.create(threadId, body, identity);
+      void reply.headers(locate.created(created));
+      return created;
+    },
+
+    /** Creates a run and streams it as SSE. */
+    async streamNew(req: FastifyRequest, reply: FastifyReply, threadId: string | null, body: RunCreate): Promise<void> {
+      const created = await runs.create(threadId, body, req.identity);
+      await relaySse(reply, relay, {
+        threadId: created.run.thread_id,
+        runId: created.run.run_id,
+        afterId: '0',
+        cancelOnDisconnect: cancelsOnDisconnect(body),
+        headers: locate.created(created),
+      });
+    },
+
+    /** Creates a run and answers with the thread's values when it ends. */
+    async waitNew(req: FastifyRequest, reply: FastifyReply, threadId: string | null, body: RunCreate): Promise<void> {
+      const created = await runs.create(threadId, { ...body, stream_mode: body.stream_mode ?? ['values'] }, req.identity);
+      const tid = created.run.thread_id;
+      const { Location: _stream, ...headers } = locate.created(created);
+      await relayResult(reply, relay, { threadId: tid, runId: created.run.run_id, cancelOnDisconnect: cancelsOnDisconnect(body), headers }, () =>
+        runs.threadValues(tid),
+      );
+    },
+
+    /**
+     * Cancels a run; answers 204 after it settled when asked to wait, else 202. A pending run that
+     * holds its thread (waiting out `after_seconds`, or for a worker) is settled by the worker that
+     * takes it at once: the answer waits for that, so that a cancel that answers is seen (`GET
+     * /runs?status=interrupted` right after it finds the run). Bounded: with no worker free, the
+     * cancel answers anyway and the run settles when one takes it. A run queued behind another
+     * is settled by the cancel itself.
+     */
+    async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback', wait: boolean): Promise<202 | 204> {
+      const before = await runs.get(threadId, runId);
+      const waiter = wait || before.status === 'pending' ? follow.settled(threadId, runId) : null;
+      try {
+        const result = await runs.cancel(threadId, runId, action);
+        if (wait) await waiter?.done;
+        else if (waiter && result === 'signalled') await settledWithin(waiter.done, PENDING_CANCEL_WAIT_MS);
+      } finally {
+        waiter?.stop();
+      }
+      return wait ? 204 : 202;
+    },
+
+    /** Follows an existing run as SSE (a run of another thread, or none, is a 404). */
+    async joinStream(req: FastifyRequest, reply: FastifyReply, threadId: string, runId: string, cancelOnDisconnect: boolean): Promise<void> {
+      await runs.get(threadId, runId);
+      await followStream(req, reply, threadId, runId, cancelOnDisconnect);
+    },
+
+    /** Waits for an existing run and answers with the thread's values. */
+    async joinResult(reply: FastifyReply, threadId: string, runId: string, cancelOnDisconnect: boolean): Promise<void> {
+      await runs.get(threadId, runId);
+      await relayResult(reply, relay, { threadId, runId, cancelOnDisconnect, headers: {} }, () => runs.threadValues(threadId));
+    },
+  };
+}
+
+export type RunHandlers = ReturnType<typeof createRunHandlers>;
