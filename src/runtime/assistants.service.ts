@@ -26,7 +26,7 @@ import { AssistantContendedError, AssistantExistsError, AssistantReadOnlyError, 
 
 export interface AssistantsServiceDeps {
   stores: Pick<Stores, 'assistants' | 'threads'>;
-  graphs: Pick<GraphRegistry, 'has' | 'ids' | 'load'>;
+  graphs: Pick<GraphRegistry, 'has' | 'ids' | 'load' | 'schemaExtractors'>;
   /** Deletes a thread with its runs and checkpoints (DELETE with `delete_threads`). */
   removeThread(threadId: string): Promise<void>;
   /** A custom auth module's handlers (OPEN_ACCESS: none). */
@@ -213,13 +213,14 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
 
     async schemas(id: string): Promise<GraphSchemas> {
       const { assistant, graph } = await loadGraph(id);
-      return graphSchemas(assistant.graph_id, graph);
+      return graphSchemas(assistant.graph_id, graph, await deps.graphs.schemaExtractors(assistant.graph_id));
     },
 
     async subgraphs(id: string, namespace: string | undefined, recurse: boolean): Promise<Record<string, GraphSchemas>> {
       const { assistant, graph } = await loadGraph(id);
+      const extractors = await deps.graphs.schemaExtractors(assistant.graph_id);
       const out: Record<string, GraphSchemas> = {};
-      for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = graphSchemas(assistant.graph_id, subgraph as HostedGraph);
+      for await (const [ns, subgraph] of graph.getSubgraphsAsync(namespace, recurse)) out[ns] = graphSchemas(assistant.graph_id, subgraph as HostedGraph, extractors);
       return out;
     },
 

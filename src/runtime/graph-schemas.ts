@@ -2,13 +2,8 @@
 // LangGraph derives them at run time from a graph declared with Zod or StateSchema (the helpers
 // below are LangGraph's own). A graph declared with Annotation carries no types at run time: its
 // schemas list its channels, each taking any JSON value. A graph with no builder has none (null).
-import {
-  getConfigTypeSchema,
-  getInputTypeSchema,
-  getOutputTypeSchema,
-  getStateTypeSchema,
-} from '@langchain/langgraph/zod/schema';
 import type { HostedGraph } from '../../graphs/registry.js';
+import { WARREN_EXTRACTORS, type SchemaExtractors } from '../../graphs/schema-extractors.js';
 import type { GraphSchemas } from './assistants.schemas.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -42,13 +37,14 @@ function channelsSchema(definition: unknown, fallback: unknown, title: string): 
   return { title, type: 'object', properties: Object.fromEntries(channels.map((name) => [name, {}])) };
 }
 
-export function graphSchemas(graphId: string, graph: HostedGraph): GraphSchemas {
+/** `extractors`: LangGraph's, from the copy the graph's module imports (its zod registry is there). */
+export function graphSchemas(graphId: string, graph: HostedGraph, extractors: SchemaExtractors = WARREN_EXTRACTORS): GraphSchemas {
   const builder = builderOf(graph);
   const typed = {
-    input: tryExtract(getInputTypeSchema, graph),
-    output: tryExtract(getOutputTypeSchema, graph),
-    state: tryExtract(getStateTypeSchema, graph),
-    config: tryExtract(getConfigTypeSchema, graph),
+    input: tryExtract((g) => extractors.getInputTypeSchema(g), graph),
+    output: tryExtract((g) => extractors.getOutputTypeSchema(g), graph),
+    state: tryExtract((g) => extractors.getStateTypeSchema(g), graph),
+    config: tryExtract((g) => extractors.getConfigTypeSchema(g), graph),
   };
   const hasTypes = Object.values(typed).some((schema) => schema !== null);
   const state = hasTypes ? typed.state : channelsSchema(builder?._schemaDefinition, null, 'State');
