@@ -36,6 +36,20 @@ export function notFoundResponse(method: string, path: string): Response {
   return Response.json({ detail: `Not found: ${method} ${path.split('?')[0]}` }, { status: 404 });
 }
 
+/**
+ * An error that carries its own answer (Hono's `HTTPException`, from whichever copy of Hono
+ * threw it) becomes that answer, not Warren's 500. Hono apps do this themselves.
+ */
+async function withStatusErrors(call: () => Response | Promise<Response>): Promise<Response> {
+  try {
+    return await call();
+  } catch (err) {
+    const answer = isObject(err) && typeof err.getResponse === 'function' ? (err.getResponse as () => unknown)() : undefined;
+    if (answer instanceof Response) return answer;
+    throw err;
+  }
+}
+
 export function wrapCustomApp(exported: unknown, spec: string): CustomApp {
   if (!isFetchApp(exported)) {
     throw new ConfigError(`http.app "${spec}" must export an app with a fetch(Request) method (a Hono app, say); it is ${exported === null ? 'null' : typeof exported}.`);
@@ -43,7 +57,7 @@ export function wrapCustomApp(exported: unknown, spec: string): CustomApp {
   const app = exported;
   if (!isHonoLike(app)) {
     // No middleware to put in front: the app answers its own paths, and Warren never asks it about its own.
-    return { hasMiddleware: false, handle: async (request) => app.fetch(request) };
+    return { hasMiddleware: false, handle: async (request) => withStatusErrors(() => app.fetch(request)) };
   }
   // The continuation of the request in flight: the app's not-found handler runs inside its fetch.
   const pending = new AsyncLocalStorage<Continuation>();

@@ -23,7 +23,7 @@ import {
 import type { CreatedRun, RunsService } from './runs.service.js';
 import type { RuntimeSettings } from './runtime-deps.js';
 import { isStreamCursor } from '../store/run-stream.js';
-import { publicRun } from '../store/runs.js';
+import { publicRun, type CancelRunResult } from '../store/runs.js';
 import { StreamCursorInvalidError } from './runtime.errors.js';
 
 const tags = ['runs'];
@@ -37,6 +37,29 @@ async function settledWithin(done: Promise<unknown>, ms: number): Promise<void> 
   await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
 }
+/**
+ * Cancels one run so that the answer is seen: a pending run that holds its thread (waiting out
+ * `after_seconds`, or for a worker) is settled by the worker that takes it at once, and the answer
+ * waits for that, so `GET /runs?status=interrupted` right after it finds the run. Bounded: with no
+ * worker free, the cancel answers anyway and the run settles when one takes it. A run queued
+ * behind another is settled by the cancel itself. `wait` waits for any run to settle.
+ */
+async function cancelVisibly(
+  follow: RunFollow,
+  target: { threadId: string; runId: string; pending: boolean },
+  cancel: () => Promise<CancelRunResult>,
+  wait: boolean,
+): Promise<void> {
+  const waiter = wait || target.pending ? follow.settled(target.threadId, target.runId) : null;
+  try {
+    const result = await cancel();
+    if (wait) await waiter?.done;
+    else if (waiter && result === 'signalled') await settledWithin(waiter.done, PENDING_CANCEL_WAIT_MS);
+  } finally {
+    waiter?.stop();
+  }
+}
+
 const sseResponse = { 200: { description: 'Server-Sent Events: metadata, one event per chunk, end.', type: 'string' as const }, ...errorResponses };
 
 const wantsJson = (req: FastifyRequest) => {
@@ -140,7 +163,9 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     '/runs/cancel',
     { schema: { tags, body: RunCancelManySchema, querystring: CancelManyQuerySchema, response: { ...noContentResponses, ...errorResponses } } },
     async (req, reply) => {
-      await runs.cancelMany(req.body, req.query.action, req.identity);
+      const targets = await runs.cancelTargets(req.body, req.identity);
+      // As a single cancel: once this answers, every pending run it named shows as cancelled.
+      await Promise.all(targets.map((target) => cancelVisibly(follow, target, () => runs.stop(target.threadId, target.runId, req.query.action), false)));
       return reply.code(204).send(null);
     },
   );
@@ -167,19 +192,7 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
       const { thread_id: threadId, run_id: runId } = req.params;
       const before = await runs.get(threadId, runId);
       const wait = isTrue(req.query.wait);
-      // A pending run that holds its thread (waiting out `after_seconds`, or for a worker) is
-      // settled by the worker that takes it at once: the answer waits for that, so that a cancel
-      // that answers is seen (`GET /runs?status=interrupted` right after it finds the run).
-      // Bounded: with no worker free, the cancel answers anyway and the run settles when one
-      // takes it. A run queued behind another is settled by the cancel itself.
-      const waiter = wait || before.status === 'pending' ? follow.settled(threadId, runId) : null;
-      try {
-        const result = await runs.cancel(threadId, runId, req.query.action);
-        if (wait) await waiter?.done;
-        else if (waiter && result === 'signalled') await settledWithin(waiter.done, PENDING_CANCEL_WAIT_MS);
-      } finally {
-        waiter?.stop();
-      }
+      await cancelVisibly(follow, { threadId, runId, pending: before.status === 'pending' }, () => runs.cancel(threadId, runId, req.query.action), wait);
       return reply.code(wait ? 204 : 202).send(null);
     },
   );

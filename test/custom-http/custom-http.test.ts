@@ -57,6 +57,12 @@ describe('http.app without middleware (a plain fetch handler)', () => {
     expect(threads.status).toBe(200);
   });
 
+  it('an error carrying its answer (an HTTPException) becomes that answer, not a 500', async () => {
+    const res = await fetch(`${stack.url}/refused`);
+    expect(res.status).toBe(402);
+    expect(await res.text()).toBe('payment first');
+  });
+
   it('Warren’s own routes stay Warren’s', async () => {
     expect((await fetch(`${stack.url}/ok`)).status).toBe(200);
     expect((await fetch(`${stack.url}/api/models`)).status).toBe(200);
