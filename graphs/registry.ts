@@ -13,6 +13,7 @@ import type { GraphContext } from './graph-services.js';
 import { installTypeScriptLoader } from '../src/config/ts-loader.js';
 import { resolveModuleSpec, type ResolvedModule } from '../src/config/module-loader.js';
 import { leadAgentGraph } from './lead-agent/lead-agent.js';
+import { createSchemaExtractorsCache, WARREN_EXTRACTORS, type SchemaExtractors } from './schema-extractors.js';
 
 // The graph type we host: any compiled LangGraph.js graph.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- Pregel's generics are graph-specific
@@ -35,6 +36,8 @@ export interface GraphRegistry {
   load(graphId: string, config?: RunnableConfig): Promise<HostedGraph>;
   /** The TypeScript file and export a configured graph comes from (its types describe it); null for JavaScript and built-in graphs. */
   typeSource(graphId: string): { file: string; exportName: string } | null;
+  /** LangGraph's schema extractors from the copy of LangGraph the graph's module imports. */
+  schemaExtractors(graphId: string): Promise<SchemaExtractors>;
 }
 
 function isPregel(value: unknown): value is HostedGraph {
@@ -89,6 +92,7 @@ export function createGraphRegistry(
   if ([...resolved.values()].some((entry) => 'typescript' in entry && entry.typescript)) installTypeScriptLoader();
   if (context.log) registerSdkLogger(context.log);
   const modules = new Map<string, Promise<Record<string, unknown>>>();
+  const extractorsFor = createSchemaExtractorsCache((url) => import(url));
 
   const exportOf = async (url: string, exportName: string, spec: string): Promise<unknown> => {
     let mod = modules.get(url);
@@ -110,6 +114,11 @@ export function createGraphRegistry(
     typeSource(graphId) {
       const entry = resolved.get(graphId);
       return entry && 'url' in entry && entry.typescript ? { file: fileURLToPath(entry.url), exportName: entry.exportName } : null;
+    },
+    async schemaExtractors(graphId) {
+      const entry = resolved.get(graphId);
+      if (!entry) throw new GraphNotFoundError(`Assistant or graph "${graphId}" not found`);
+      return 'builtin' in entry ? WARREN_EXTRACTORS : extractorsFor(entry.url);
     },
     async load(graphId, config) {
       const entry = resolved.get(graphId);

@@ -76,7 +76,7 @@ import { createStateService } from './runtime/state.service.js';
 import { createTruncateService } from './runtime/truncate.service.js';
 import { assistantGraphConfig } from './admission/run-assistant.js';
 import { readLangGraphConfig } from './config/langgraph-config.js';
-import { pointSdkAt, sdkDefaultUrl } from './config/sdk-default-url.js';
+import { deploymentApiKey, pointSdkAt, sdkDefaultUrl } from './config/sdk-default-url.js';
 import { createStoreService } from './runtime/store.service.js';
 import { createThreadsService } from './runtime/threads.service.js';
 import { createRunStreamHub, hubListener } from './streams/run-stream-hub.js';
@@ -91,6 +91,9 @@ import { startTracing } from './tracing/tracing.js';
 import { bundleUi } from './ui/ui-bundles.js';
 import { uiRoutes } from './ui/ui.routes.js';
 import { createUiService } from './ui/ui.service.js';
+import { createCustomHttp } from './custom-http/custom-http.plugin.js';
+import { loadCustomApp } from './custom-http/custom-app.js';
+import { projectCorsOptions } from './http/plugins/cors.js';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -133,7 +136,7 @@ function uploadSettings(uploads: AppConfig['uploads']): GatewaySettings {
 export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, gateway, timeouts, logStream, fileLocks, streamBlockMs }: ApiServerOptions): Promise<ApiServer> {
   const { config, dir } = loaded;
   // Before any graph module loads: one may make its SDK client at import.
-  pointSdkAt(sdkDefaultUrl({ configured: config.api_url, fromEnv: env.apiUrl, port: env.port, host: env.host }));
+  pointSdkAt(sdkDefaultUrl({ configured: config.api_url, fromEnv: env.apiUrl, port: env.port, host: env.host }), process.env, deploymentApiKey(env.apiKeys ?? [], config.auth.api_keys));
   const secrets = configSecrets(config, process.env, env.apiKeys ?? []);
   // Before Redis: a custom auth module that fails to load stops the start with nothing to close.
   const baseAuth = await authenticatorFor(config.auth, env.apiKeys ?? [], dir);
@@ -143,6 +146,9 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
   if (accountsConfig.enabled) requireSessionSecret(env.sessionSecret);
   // Before Redis too: a component that fails to bundle stops the start naming its file.
   const ui = createUiService(await bundleUi(loaded.ui));
+  // The same: a project's `http.app` that fails to load stops the start before any connection.
+  const projectHttp = loaded.http;
+  const customApp = projectHttp?.app === undefined ? undefined : await loadCustomApp(projectHttp.app, dir);
   const log = createLogger(env.logLevel, 'warren-api', { ...(logStream ? { stream: logStream } : {}), secrets });
   const redis = connectRedis(resolveRedisTarget(env, config), 'api', log, { failFast: true });
   // Collectors read Redis: while it is away, every scrape would fail the same way.
@@ -310,6 +316,8 @@ export async function createApiServer({ env, loaded, heartbeatMs, keepAliveMs, g
     ...(logStream ? { logStream } : {}),
     ...(timeouts ? { timeouts } : {}),
     auth,
+    ...(projectHttp ? { customHttp: createCustomHttp(projectHttp, customApp) } : {}),
+    ...(projectHttp?.cors ? { cors: projectCorsOptions(projectHttp.cors) } : {}),
     rateLimits: { config: config.rate_limits, backing: rateLimitBacking(redis.command) },
     logSecrets: secrets,
     redisReady: () => redis.ready(),

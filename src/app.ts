@@ -12,7 +12,8 @@ import type { AppConfig, RateLimitsConfig } from './config/app-config.schemas.js
 import { RateLimitedError } from './http/http.errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { registerAuth } from './http/plugins/auth.js';
-import { registerCors } from './http/plugins/cors.js';
+import { registerCors, type CorsOptions } from './http/plugins/cors.js';
+import type { CustomHttp } from './custom-http/custom-http.plugin.js';
 import { registerObservability, type ObservabilityOptions } from './http/plugins/observability.js';
 import { registerOpenApi } from './http/plugins/openapi.js';
 import { registerRecordGate } from './http/plugins/record-gate.js';
@@ -58,6 +59,10 @@ export interface AppDeps {
   /** Per-user request limits counted in Redis; absent (or not enabled) counts nothing. */
   rateLimits?: { config: RateLimitsConfig; backing: RateLimitBacking };
   timeouts?: Partial<HttpTimeouts>;
+  /** The project's `http` (langgraph.json): its app, route switches and configurable headers. */
+  customHttp?: CustomHttp;
+  /** CORS as the project's `http.cors` says, in place of config.yaml's `cors`. */
+  cors?: CorsOptions;
   /** Receives the log lines instead of stdout (tests read them). */
   logStream?: DestinationStream;
   /** Values masked in every log line (model keys, API keys and the like). */
@@ -132,7 +137,7 @@ function badUrl(_error: FastifyError, _request: FastifyRequest, reply: FastifyRe
  * counted by name; the anonymous user (no auth, or a plain API key) by address, since one
  * shared count for everyone would let one client starve the rest. Public routes are never counted.
  */
-async function registerRateLimits(app: FastifyInstance, config: RateLimitsConfig, backing: RateLimitBacking): Promise<void> {
+async function registerRateLimits(app: FastifyInstance, config: RateLimitsConfig, backing: RateLimitBacking, customHttp: CustomHttp | undefined): Promise<void> {
   await app.register(rateLimit, {
     global: true,
     hook: 'onRequest',
@@ -142,7 +147,8 @@ async function registerRateLimits(app: FastifyInstance, config: RateLimitsConfig
     nameSpace: backing.nameSpace,
     skipOnError: config.allow_on_redis_error,
     keyGenerator: (request) => (request.identity.user === ANONYMOUS_USER ? `ip:${request.ip}` : `user:${request.identity.user}`),
-    allowList: (request) => request.routeOptions.config.public === true,
+    // A request the project's middleware passed on to Warren's route was counted on its way in.
+    allowList: (request) => request.routeOptions.config.public === true || customHttp?.isReentry(request) === true,
     errorResponseBuilder: (_request, context) =>
       new RateLimitedError(`Too many requests: at most ${context.max} per ${config.time_window_seconds} s for each user. Retry in ${context.after}.`),
   });
@@ -180,14 +186,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     void reply.header(REQUEST_ID_HEADER, request.id);
     void reply.header(INSTANCE_HEADER, deps.instanceId);
   });
-  await registerCors(app, deps.config.cors);
+  await registerCors(app, deps.cors ?? deps.config.cors);
   await app.register(websocket, { options: { maxPayload: 10 * 1024 * 1024 } });
   // After CORS, whose hook answers browsers' preflights (they never carry a key) on its own, and
   // after the WebSocket plugin, whose hooks close the socket of an upgrade that is refused.
   const auth = deps.auth ?? OPEN_AUTHENTICATOR;
   registerAuth(app, auth);
   // After auth, so a request is counted against the user it authenticated as.
-  if (deps.rateLimits?.config.enabled) await registerRateLimits(app, deps.rateLimits.config, deps.rateLimits.backing);
+  if (deps.rateLimits?.config.enabled) await registerRateLimits(app, deps.rateLimits.config, deps.rateLimits.backing, deps.customHttp);
   // After auth: the gate checks the identity it set against the records a route names.
   registerRecordGate(app, deps.recordAccess);
   await registerOpenApi(app, VERSION, { auth: auth.required });
@@ -200,7 +206,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     graphs: () => deps.runtime.graphs.ids(),
     metrics: deps.metrics,
   });
-  await app.register(async (scope) => runtimeRoutes(scope, deps.runtime), { prefix: '/api/langgraph' });
+  const customHttp = deps.customHttp;
+  await app.register(
+    async (scope) => {
+      customHttp?.front(scope);
+      await runtimeRoutes(scope, deps.runtime);
+    },
+    { prefix: '/api/langgraph' },
+  );
   if (deps.ui) {
     const ui = deps.ui;
     await app.register(async (scope) => ui(scope));
@@ -218,5 +231,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const queueBoard = deps.queueBoard;
     await app.register(async (scope) => queueBoard(scope), { prefix: QUEUE_BOARD_PREFIX });
   }
+  // Last, and only wildcards: every route above is matched before them.
+  await customHttp?.catchAll(app);
   return app;
 }

@@ -17,7 +17,7 @@ import { countFinishedRun } from '../src/metrics/warren-metrics.js';
 import { createWorkerMetrics } from '../src/metrics/worker-metrics.js';
 import { createRunAdmission, SELF_STARTED_RECURSION_LIMIT } from '../src/admission/admit-run.js';
 import { readLangGraphConfig } from '../src/config/langgraph-config.js';
-import { pointSdkAt, sdkDefaultUrl } from '../src/config/sdk-default-url.js';
+import { deploymentApiKey, pointSdkAt, sdkDefaultUrl } from '../src/config/sdk-default-url.js';
 import { runCronTick } from '../src/admission/cron-tick.js';
 import { publishCancel, type CancelMessage } from '../src/queue/control.js';
 import { createMemoryUpdateQueue } from '../src/memory/memory.js';
@@ -71,7 +71,7 @@ export interface WorkerProcessOptions {
 export async function createWorkerProcess({ env, loaded, lockDurationMs, stalledIntervalMs, logStream, bwrapPath }: WorkerProcessOptions): Promise<WorkerProcess> {
   const { config, dir } = loaded;
   // Before any graph module loads: a graph's `new Client()` reaches this deployment's API.
-  pointSdkAt(sdkDefaultUrl({ configured: config.api_url, fromEnv: env.apiUrl, port: env.port, host: env.host }));
+  pointSdkAt(sdkDefaultUrl({ configured: config.api_url, fromEnv: env.apiUrl, port: env.port, host: env.host }), process.env, deploymentApiKey(env.apiKeys ?? [], config.auth.api_keys));
   const log = createLogger(env.logLevel, 'warren-worker', {
     ...(logStream ? { stream: logStream } : {}),
     secrets: configSecrets(config, process.env, env.apiKeys),

@@ -5,9 +5,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseEnv } from 'node:util';
+import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { ConfigError } from '../errors.js';
-import { LangGraphJsonSchema, type LangGraphJson } from './langgraph-json.schemas.js';
+import { unknownKeys } from './config-problems.js';
+import { LangGraphJsonSchema, ProjectHttpSchema, type LangGraphJson, type ProjectHttp } from './langgraph-json.schemas.js';
 
 /** Keys the CLI uses to build an image or pick a runtime; they mean nothing to a running Warren. */
 const BUILD_TIME_KEYS = new Set([
@@ -28,7 +30,6 @@ const BUILD_TIME_KEYS = new Set([
 /** Runtime features of the LangGraph server that Warren does not take from langgraph.json. */
 const REFUSED_KEYS: Readonly<Record<string, string>> = {
   checkpointer: "Warren's checkpoints live in Redis with their own lifetime; `checkpointer` (ttl) cannot be honoured",
-  http: 'custom HTTP apps and route switches are not supported; CORS is `cors` in config.yaml',
   webhooks: 'webhook settings are not supported',
   encryption: 'custom encryption is not supported',
   node_loader: 'custom module loaders are not supported; TypeScript graphs load without one',
@@ -49,6 +50,8 @@ export interface LangGraphProject {
   authModule?: string;
   /** `ui` and `ui_config.shared`, for the API's bundles (src/ui/ui-bundles.ts). */
   ui?: ProjectUi;
+  /** `http`, its `app` as `<absolute module path>:<export>` (src/custom-http/ serves it). */
+  http?: ProjectHttp;
 }
 
 export interface ProjectUi {
@@ -73,6 +76,31 @@ function readJson(file: string): unknown {
   } catch (err) {
     return fail(file, `not valid JSON: ${(err as Error).message}`);
   }
+}
+
+const HTTP_ONLY = Type.Object({ http: ProjectHttpSchema });
+
+/** `http`'s keys by name (a typo is named, not a bare "additional properties"), then its meaning. */
+function checkHttp(file: string, raw: Record<string, unknown>): void {
+  if (raw.http === undefined) return;
+  const unknown = unknownKeys(HTTP_ONLY, { http: raw.http });
+  if (unknown.length > 0) fail(file, unknown.join('; '));
+  if ((raw.http as { disable_meta?: unknown }).disable_meta === true) {
+    fail(file, '"http.disable_meta" is not supported: /ok, /info and /metrics are Warren\'s own routes and stay. Remove it to run on Warren.');
+  }
+}
+
+function readHttp(file: string, dir: string, http: ProjectHttp | undefined): ProjectHttp | undefined {
+  if (http === undefined) return undefined;
+  const regex = http.cors?.allow_origin_regex;
+  if (regex !== undefined) {
+    try {
+      new RegExp(regex);
+    } catch (err) {
+      fail(file, `"http.cors.allow_origin_regex" is not a valid regular expression: ${(err as Error).message}`);
+    }
+  }
+  return http.app === undefined ? http : { ...http, app: moduleSpec(file, dir, 'http.app', http.app) };
 }
 
 function checkKeys(file: string, raw: Record<string, unknown>): void {
@@ -134,6 +162,7 @@ export function readLangGraphJson(file: string): LangGraphProject {
   const raw = readJson(file);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(file, 'must be a JSON object.');
   checkKeys(file, raw as Record<string, unknown>);
+  checkHttp(file, raw as Record<string, unknown>);
   if (!Value.Check(LangGraphJsonSchema, raw)) {
     const problems = [...Value.Errors(LangGraphJsonSchema, raw)].slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message}`);
     return fail(file, `is invalid: ${problems.join('; ')}`);
@@ -144,12 +173,14 @@ export function readLangGraphJson(file: string): LangGraphProject {
   const store = (raw as { store?: unknown }).store;
   const authModule = raw.auth ? moduleSpec(file, dir, 'auth', raw.auth.path) : undefined;
   const ui = readUi(file, dir, raw.ui, raw.ui_config);
+  const http = readHttp(file, dir, raw.http);
   return {
     graphs,
     env: readEnv(file, dir, raw.env),
     ...(store === undefined ? {} : { store }),
     ...(authModule === undefined ? {} : { authModule }),
     ...(ui === undefined ? {} : { ui }),
+    ...(http === undefined ? {} : { http }),
   };
 }
 

@@ -7,6 +7,7 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { AppConfigSchema, type AppConfig } from './app-config.schemas.js';
 import { problemsMessage, schemaProblems, unknownKeys } from './config-problems.js';
+import type { ProjectHttp } from './langgraph-json.schemas.js';
 import { applyProjectEnv, mergeProjectGraphs, readLangGraphJson, type LangGraphProject, type ProjectUi } from './langgraph-json.js';
 import { redisTargetFromConfig } from './redis-target.js';
 
@@ -18,6 +19,8 @@ export interface LoadedConfig {
   readonly dir: string;
   /** The project's generative UI (`ui` in its langgraph.json), which the API bundles at start. */
   readonly ui?: ProjectUi;
+  /** The project's `http` (custom app, route switches, CORS, configurable headers), when langgraph.json has one. */
+  readonly http?: ProjectHttp;
 }
 
 const ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
@@ -51,7 +54,14 @@ export function loadAppConfig(env: NodeJS.ProcessEnv = process.env): LoadedConfi
   // The project's env is read first, so config.yaml's `$NAME` values may come from it too.
   const config = parseAppConfig(withProjectAuth(withProjectStore(raw, project, file), project, file), { ...project.env, ...env }, project.store === undefined ? file : `${file} (store: from ${project.file})`);
   const graphs = mergeProjectGraphs(config.graphs, project, project.file);
-  return { config: Object.freeze({ ...config, graphs: Object.freeze(graphs) }), file, dir, ...(project.ui ? { ui: project.ui } : {}) };
+  checkProjectCors(raw, project, file);
+  return {
+    config: Object.freeze({ ...config, graphs: Object.freeze(graphs) }),
+    file,
+    dir,
+    ...(project.ui ? { ui: project.ui } : {}),
+    ...(project.http ? { http: project.http } : {}),
+  };
 }
 
 /** The project's `store` stands in for config.yaml's; both at once is a fault, not a silent choice. */
@@ -59,6 +69,13 @@ function withProjectStore(raw: unknown, project: LangGraphProject & { file: stri
   if (project.store === undefined) return raw;
   if ((raw as Record<string, unknown>).store !== undefined) throw new ConfigError(`${project.file}: "store" is also in ${file}; keep it in one place.`);
   return { ...(raw as Record<string, unknown>), store: project.store };
+}
+
+/** `http.cors` stands in for config.yaml's `cors`; both at once is a fault, not a silent choice. */
+function checkProjectCors(raw: unknown, project: LangGraphProject & { file: string }, file: string): void {
+  if (project.http?.cors !== undefined && (raw as Record<string, unknown>).cors !== undefined) {
+    throw new ConfigError(`${project.file}: "http.cors" is set, and so is cors in ${file}; keep CORS in one place.`);
+  }
 }
 
 /** The project's `auth.path` becomes `auth.module`; a module in both files is a fault, not a silent choice. */

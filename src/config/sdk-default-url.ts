@@ -31,10 +31,22 @@ export function sdkDefaultUrl(sources: SdkUrlSources): string {
 }
 
 /**
+ * The key a `new Client()` inside this deployment presents when Warren's API keys are on: the
+ * first deployment-wide key (WARREN_API_KEYS, or a plain string in `auth.api_keys`); a key
+ * bound to one user is that user's, never the deployment's. None: the API is open (or a JWT or
+ * a custom module decides, and a graph brings its own credentials).
+ */
+export function deploymentApiKey(envKeys: readonly string[], configured: readonly (string | { key: string })[]): string | undefined {
+  return envKeys[0] ?? configured.find((entry): entry is string => typeof entry === 'string');
+}
+
+/**
  * Points the SDK's default at `url` in this process, and sets LANGGRAPH_API_URL to it as the
  * LangGraph CLI does for its server (unless the deployment set one).
  */
-export function pointSdkAt(url: string, env: NodeJS.ProcessEnv = process.env): void {
+export function pointSdkAt(url: string, env: NodeJS.ProcessEnv = process.env, apiKey?: string): void {
   (globalThis as Record<symbol, unknown>)[SDK_URL_SYMBOL] = url;
   env.LANGGRAPH_API_URL ??= url;
+  // The SDK reads LANGGRAPH_API_KEY when a Client is given no key; a deployment's own setting wins.
+  if (apiKey !== undefined) env.LANGGRAPH_API_KEY ??= apiKey;
 }

@@ -27,7 +27,7 @@ import { AssistantContendedError, AssistantExistsError, AssistantReadOnlyError, 
 
 export interface AssistantsServiceDeps {
   stores: Pick<Stores, 'assistants' | 'threads'>;
-  graphs: Pick<GraphRegistry, 'has' | 'ids' | 'load'>;
+  graphs: Pick<GraphRegistry, 'has' | 'ids' | 'load' | 'schemaExtractors'>;
   /** Deletes a thread with its runs and checkpoints (DELETE with `delete_threads`). */
   removeThread(threadId: string): Promise<void>;
   /** A custom auth module's handlers (OPEN_ACCESS: none). */
@@ -120,7 +120,7 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
    * root graph's, as LangGraph's server answers. `typed` is set when they came from the types.
    */
   async function schemaParts(graphId: string, graph: HostedGraph, namespace?: string): Promise<{ parts: SchemaParts; typed: boolean }> {
-    const own = runtimeSchemas(graph);
+    const own = runtimeSchemas(graph, await deps.graphs.schemaExtractors(graphId));
     if (own) return { parts: own, typed: false };
     if (!deps.typeSchemas.covers(graphId)) return { parts: channelSchemas(graph), typed: false };
     const derived = await deps.typeSchemas.forGraph(graphId);

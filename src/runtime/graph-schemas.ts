@@ -1,15 +1,10 @@
 // The JSON schemas of a hosted graph, as `/assistants/{id}/schemas` and `/subgraphs` answer them.
 // As LangGraph's server does: a graph declared with Zod or StateSchema gives its own at run time
-// (the helpers below are LangGraph's); a TypeScript graph whose types are TypeScript types or
+// (read with LangGraph's extractors from the copy the graph imports); a TypeScript graph whose types are TypeScript types or
 // Annotations has them derived from its types (type-schemas/). A JavaScript graph declared with
 // Annotation carries no types at all: its schemas list its channels, each taking any JSON value.
-import {
-  getConfigTypeSchema,
-  getInputTypeSchema,
-  getOutputTypeSchema,
-  getStateTypeSchema,
-} from '@langchain/langgraph/zod/schema';
 import type { HostedGraph } from '../../graphs/registry.js';
+import { WARREN_EXTRACTORS, type SchemaExtractors } from '../../graphs/schema-extractors.js';
 import type { GraphSchemas } from './assistants.schemas.js';
 import type { GraphTypeSchemas } from './type-schemas/type-schemas.js';
 
@@ -49,13 +44,13 @@ function channelsSchema(definition: unknown, fallback: unknown, title: string): 
   return { title, type: 'object', properties: Object.fromEntries(channels.map((name) => [name, {}])) };
 }
 
-/** The schemas a graph declared with Zod (or StateSchema) carries; null when it carries none. */
-export function runtimeSchemas(graph: HostedGraph): SchemaParts | null {
+/** The schemas a graph declared with Zod (or StateSchema) carries; null when it carries none. `extractors`: LangGraph's, from the copy the graph's module imports (its zod registry is there). */
+export function runtimeSchemas(graph: HostedGraph, extractors: SchemaExtractors = WARREN_EXTRACTORS): SchemaParts | null {
   const typed: SchemaParts = {
-    input: tryExtract(getInputTypeSchema, graph),
-    output: tryExtract(getOutputTypeSchema, graph),
-    state: tryExtract(getStateTypeSchema, graph),
-    config: tryExtract(getConfigTypeSchema, graph),
+    input: tryExtract((g) => extractors.getInputTypeSchema(g), graph),
+    output: tryExtract((g) => extractors.getOutputTypeSchema(g), graph),
+    state: tryExtract((g) => extractors.getStateTypeSchema(g), graph),
+    config: tryExtract((g) => extractors.getConfigTypeSchema(g), graph),
   };
   return Object.values(typed).some((schema) => schema !== null) ? typed : null;
 }

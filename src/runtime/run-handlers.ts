@@ -5,11 +5,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Identity } from '../auth/identity.js';
 import { isStreamCursor } from '../store/run-stream.js';
+import type { CancelRunResult } from '../store/runs.js';
 import type { RunFollow } from '../streams/run-follow.js';
 import { relayResult, relaySse, type RelayDeps } from './run-relay.js';
 import type { RuntimeSettings } from './runtime-deps.js';
 import { StreamCursorInvalidError } from './runtime.errors.js';
-import type { RunCreate } from './runs.schemas.js';
+import type { RunCancelMany, RunCreate } from './runs.schemas.js';
 import type { CreatedRun, RunsService } from './runs.service.js';
 
 export interface RunHandlerDeps {
@@ -38,6 +39,29 @@ async function settledWithin(done: Promise<unknown>, ms: number): Promise<void> 
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([done, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
+}
+
+/**
+ * Cancels one run so that the answer is seen: a pending run that holds its thread (waiting out
+ * `after_seconds`, or for a worker) is settled by the worker that takes it at once, and the answer
+ * waits for that, so `GET /runs?status=interrupted` right after it finds the run. Bounded: with no
+ * worker free, the cancel answers anyway and the run settles when one takes it. A run queued
+ * behind another is settled by the cancel itself. `wait` waits for any run to settle.
+ */
+async function cancelVisibly(
+  follow: RunFollow,
+  target: { threadId: string; runId: string; pending: boolean },
+  cancel: () => Promise<CancelRunResult>,
+  wait: boolean,
+): Promise<void> {
+  const waiter = wait || target.pending ? follow.settled(target.threadId, target.runId) : null;
+  try {
+    const result = await cancel();
+    if (wait) await waiter?.done;
+    else if (waiter && result === 'signalled') await settledWithin(waiter.done, PENDING_CANCEL_WAIT_MS);
+  } finally {
+    waiter?.stop();
+  }
 }
 
 const cancelsOnDisconnect = (body: RunCreate) => (body.on_disconnect ?? 'cancel') === 'cancel';
@@ -106,15 +130,14 @@ export function createRunHandlers(deps: RunHandlerDeps, locate: RunLocator) {
      */
     async cancel(threadId: string, runId: string, action: 'interrupt' | 'rollback', wait: boolean): Promise<202 | 204> {
       const before = await runs.get(threadId, runId);
-      const waiter = wait || before.status === 'pending' ? follow.settled(threadId, runId) : null;
-      try {
-        const result = await runs.cancel(threadId, runId, action);
-        if (wait) await waiter?.done;
-        else if (waiter && result === 'signalled') await settledWithin(waiter.done, PENDING_CANCEL_WAIT_MS);
-      } finally {
-        waiter?.stop();
-      }
+      await cancelVisibly(follow, { threadId, runId, pending: before.status === 'pending' }, () => runs.cancel(threadId, runId, action), wait);
       return wait ? 204 : 202;
+    },
+
+    /** Bulk cancel: as a single cancel, once this answers every pending run it named shows as cancelled. */
+    async cancelMany(body: RunCancelMany, caller: Identity, action: 'interrupt' | 'rollback'): Promise<void> {
+      const targets = await runs.cancelTargets(body, caller);
+      await Promise.all(targets.map((target) => cancelVisibly(follow, target, () => runs.stop(target.threadId, target.runId, action), false)));
     },
 
     /** Follows an existing run as SSE (a run of another thread, or none, is a 404). */

@@ -85,7 +85,7 @@ export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Prom
     '/runs/cancel',
     { schema: { tags, body: RunCancelManySchema, querystring: CancelManyQuerySchema, response: { ...noContentResponses, ...errorResponses } } },
     async (req, reply) => {
-      await runs.cancelMany(req.body, req.query.action, req.identity);
+      await handle.cancelMany(req.body, req.identity, req.query.action);
       return reply.code(204).send(null);
     },
   );

@@ -39,17 +39,23 @@ export function createRunsService(deps: RunsServiceDeps) {
     return result;
   }
 
+  /** A run a bulk cancel names; `pending` when it was waiting (for `after_seconds`, or a worker). */
+  interface CancelTarget {
+    threadId: string;
+    runId: string;
+    pending: boolean;
+  }
+
   /** The runs a bulk cancel names: by ids (on one thread, or found by id), or by status. */
-  async function cancelTargets(body: RunCancelMany, caller: Identity): Promise<Array<{ threadId: string; runId: string }>> {
+  async function cancelTargets(body: RunCancelMany, caller: Identity): Promise<CancelTarget[]> {
     if (body.run_ids) {
       if (body.status) throw new MalformedRequestError('Give either run_ids or status, not both');
       return Promise.all(
         body.run_ids.map(async (runId) => {
           const threadId = body.thread_id ?? (await runs.threadOf(runId));
-          if (!threadId || !(await deps.access.reachesThread(caller, threadId)) || !(await runs.get(threadId, runId))) {
-            throw new RunNotFoundError(`Run ${runId} not found`);
-          }
-          return { threadId, runId };
+          const run = threadId && (await deps.access.reachesThread(caller, threadId)) ? await runs.get(threadId, runId) : null;
+          if (!threadId || !run) throw new RunNotFoundError(`Run ${runId} not found`);
+          return { threadId, runId, pending: run.status === 'pending' };
         }),
       );
     }
@@ -62,7 +68,7 @@ export function createRunsService(deps: RunsServiceDeps) {
     const targets = [];
     for (const run of inflight) {
       if (body.status !== 'all' && run.status !== body.status) continue;
-      if (body.thread_id || (await deps.access.reachesThread(caller, run.thread_id))) targets.push({ threadId: run.thread_id, runId: run.run_id });
+      if (body.thread_id || (await deps.access.reachesThread(caller, run.thread_id))) targets.push({ threadId: run.thread_id, runId: run.run_id, pending: run.status === 'pending' });
     }
     return targets;
   }
@@ -70,11 +76,10 @@ export function createRunsService(deps: RunsServiceDeps) {
   const service = {
     cancel,
 
-    /** `POST /runs/cancel`: every named run is cancelled, or none is when one is not found (404). */
-    async cancelMany(body: RunCancelMany, action: 'interrupt' | 'rollback', caller: Identity): Promise<void> {
-      const targets = await cancelTargets(body, caller);
-      for (const { threadId, runId } of targets) await stop(threadId, runId, action);
-    },
+    /** `POST /runs/cancel`'s runs: every named one, or a 404 when one is not found (then none is cancelled). */
+    cancelTargets,
+    /** Cancels one of cancelTargets' runs; one that ended meanwhile is `missing`, not a fault. */
+    stop,
 
     async create(threadId: string | null, body: RunCreate, caller: Identity): Promise<CreatedRun> {
       if (threadId === null) await deps.policy.check({ identity: caller, resource: 'threads', action: 'create_run', value: { ...body, thread_id: null } });

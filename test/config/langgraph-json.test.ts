@@ -63,7 +63,6 @@ describe('langgraph.json', () => {
   it('refuses runtime features Warren does not implement, naming the key and why', () => {
     for (const [key, reason] of [
       ['checkpointer', /Redis/],
-      ['http', /CORS is `cors` in config.yaml/],
       ['webhooks', /webhook settings/],
     ] as const) {
       const attempt = () => load({ graphs: GRAPHS, [key]: {} });
@@ -72,6 +71,28 @@ describe('langgraph.json', () => {
       expect(attempt).toThrow(reason);
     }
     expect(() => load({ graphs: GRAPHS, grpahs: {} })).toThrow(/unknown key "grpahs"/);
+  });
+
+  it('reads `http` (#32): its app resolved against the file, route switches, CORS and configurable headers', () => {
+    const http = {
+      app: './src/app.ts:app',
+      disable_store: true,
+      disable_meta: false,
+      cors: { allow_origins: ['https://a.example'], allow_origin_regex: '^https://.*\\.b\\.example$', max_age: 60 },
+      configurable_headers: { includes: ['x-user-*'], excludes: ['x-user-secret'] },
+    };
+    const loaded = load({ graphs: GRAPHS, http });
+    expect(loaded.http).toEqual({ ...http, app: `${path.join(project, 'src', 'app.ts')}:app` });
+    expect(load({ graphs: GRAPHS }).http).toBeUndefined();
+  });
+
+  it('refuses in `http` what it cannot honour, naming the key (#32)', () => {
+    expect(() => load({ graphs: GRAPHS, http: { apps: './src/app.ts' } })).toThrow(/unknown key "http\.apps"; did you mean "http\.app"\?/);
+    expect(() => load({ graphs: GRAPHS, http: { disable_mcp: true } })).toThrow(/unknown key "http\.disable_mcp"/);
+    expect(() => load({ graphs: GRAPHS, http: { disable_meta: true } })).toThrow(/"http\.disable_meta" is not supported: \/ok, \/info and \/metrics/);
+    expect(() => load({ graphs: GRAPHS, http: { cors: { allow_origin_regex: '(' } } })).toThrow(/allow_origin_regex" is not a valid regular expression/);
+    expect(() => load({ graphs: GRAPHS, http: { cors: {} } }, 'langgraph_json: ./project/langgraph.json\ncors:\n  origins: ["*"]\n')).toThrow(/keep CORS in one place/);
+    expect(() => load({ graphs: GRAPHS, http: { app: './src/app.py:app' } })).toThrow(/http\.app is Python/);
   });
 
   it("takes its auth.path as config.yaml's auth.module, resolved against the file, and not both", () => {

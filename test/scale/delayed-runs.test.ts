@@ -47,4 +47,16 @@ describe('delayed runs on two replicas and two workers', () => {
     await waitFor(async () => (await a().runs.get(other, later.run_id)).status === 'interrupted', 'the pending run to be cancelled', 30_000);
     expect((await b().threads.get(other)).status).toBe('idle');
   });
+
+  it('a bulk cancel that answers is seen: its pending runs read interrupted on the other replica at once (#32)', async () => {
+    const { thread_id: id } = await a().threads.create();
+    const byId = await a().runs.create(id, 'steps', { input: { log: [] }, afterSeconds: 3600 });
+    await b().runs.cancelMany({ threadId: id, runIds: [byId.run_id] });
+    expect((await a().runs.get(id, byId.run_id)).status).toBe('interrupted');
+
+    const other = (await a().threads.create()).thread_id;
+    const byStatus = await a().runs.create(other, 'steps', { input: { log: [] }, afterSeconds: 3600 });
+    await b().runs.cancelMany({ status: 'pending' });
+    expect((await a().runs.get(other, byStatus.run_id)).status).toBe('interrupted');
+  });
 });
