@@ -48,7 +48,7 @@ interface RenderablePage {
 }
 interface RenderableDocument {
   getPage(page: number): Promise<RenderablePage>;
-  canvasFactory: { create(width: number, height: number): CanvasAndContext };
+  canvasFactory: { create(width: number, height: number): CanvasAndContext; destroy(canvasAndContext: CanvasAndContext): void };
 }
 
 /** pdf-parse's loaded pdf.js document. If an update renames its loader, OCR fails loudly. */
@@ -67,13 +67,16 @@ async function renderPage(parser: PDFParse, target: OcrTarget): Promise<Uint8Arr
   const scale = Math.min(OCR_DPI / 72, MAX_RENDER_SIDE / Math.max(target.width, target.height, 1));
   const doc = await documentOf(parser);
   const page = await doc.getPage(target.page);
+  const viewport = page.getViewport({ scale });
+  const drawing = doc.canvasFactory.create(viewport.width, viewport.height);
   try {
-    const viewport = page.getViewport({ scale });
-    const { canvas, context } = doc.canvasFactory.create(viewport.width, viewport.height);
+    const { canvas, context } = drawing;
     await page.render({ canvasContext: context, viewport, canvas }).promise;
     const pixels = context.getImageData(0, 0, canvas.width, canvas.height);
     return pixels.width > 0 && pixels.height > 0 ? [pageImageForOcr(pixels.data, pixels.width, pixels.height)] : [];
   } finally {
+    // A page-sized canvas is tens of megabytes: freed now, not when the collector gets to it.
+    doc.canvasFactory.destroy(drawing);
     page.cleanup();
   }
 }

@@ -106,12 +106,17 @@ function renderNode(node: OfficeContentNode, ctx: RenderContext, headingDepth: n
     case 'text':
       return [paragraph(nodeText(node))];
     default:
-      // Groups, drawings and anything newer: whatever text they hold, in order.
-      if (node.children && node.children.length > 0) {
-        return node.children.flatMap((child) => renderNode(child, ctx, headingDepth));
-      }
       return [paragraph(nodeText(node))];
   }
+}
+
+const RENDERED_WHOLE = new Set<string>(['heading', 'list', 'table', 'image', 'chart', 'paragraph', 'text']);
+
+/** Groups, drawings and anything newer opened into what they hold, in order. */
+function openGroups(nodes: readonly OfficeContentNode[]): OfficeContentNode[] {
+  return nodes.flatMap((node) =>
+    !RENDERED_WHOLE.has(node.type) && node.children && node.children.length > 0 ? openGroups(node.children) : [node],
+  );
 }
 
 /** The list level of a node that renders as a list item, or undefined. */
@@ -129,7 +134,7 @@ function joinSlideBlocks(nodes: readonly OfficeContentNode[], ctx: RenderContext
   const parts: string[] = [];
   /** The open items above the next one: their levels and the widths of their markers. */
   let parents: { level: number; width: number }[] = [];
-  for (const node of nodes) {
+  for (const node of openGroups(nodes)) {
     const rendered = renderNode(node, ctx, headingDepth)
       .map((block) => block.replace(/^\s*\n|\s+$/g, ''))
       .filter((block) => block.trim().length > 0);
@@ -168,15 +173,6 @@ async function readNumbering(bytes: Buffer, label: string, limits: ZipLimits): P
   return slideNumbering(text);
 }
 
-/** Text nodes and list items of a slide in reading order, groups opened. */
-function textNodes(nodes: readonly OfficeContentNode[]): OfficeContentNode[] {
-  return nodes.flatMap((node) => {
-    if (node.type === 'paragraph' || node.type === 'list') return [node];
-    if (node.type === 'heading' || node.type === 'table') return [];
-    return textNodes(node.children ?? []);
-  });
-}
-
 /**
  * Pairs officeparser's paragraphs with the numbered paragraphs of the same slide, in order and
  * by text (officeparser drops empty ones and splits items at line breaks), and returns the
@@ -189,7 +185,7 @@ function matchNumbering(slides: readonly OfficeContentNode[], numbering: readonl
   slides.forEach((slide, i) => {
     const paragraphs = numbering[i] ?? [];
     let cursor = 0;
-    for (const node of textNodes(slide.children ?? [])) {
+    for (const node of openGroups(slide.children ?? []).filter((n) => n.type === 'paragraph' || n.type === 'list')) {
       // A paragraph's line breaks stay in officeparser's text; the numbering has its first line.
       const text = inline(nodeText(node).split(/\r\n|\r|\n|\v/)[0] ?? '');
       const at = paragraphs.findIndex((p, j) => j >= cursor && p.text === text);
