@@ -206,6 +206,11 @@ export const UploadsConfigSchema = Type.Object({
   conversion_timeout_seconds: Type.Number({ exclusiveMinimum: 0, default: 60 }),
   /** Cap on the heap, and separately on the buffers, of the worker thread a conversion runs in. */
   conversion_memory_mb: Type.Integer({ minimum: 64, default: 512 }),
+  /**
+   * Conversion threads each process starts at boot and keeps warm (converters loaded), so the
+   * first documents skip that cost; at most max_concurrent_conversions.
+   */
+  warm_conversion_threads: Type.Integer({ minimum: 0, default: 0 }),
   ocr: withDefault(OcrConfigSchema),
 });
 export type UploadsConfig = Static<typeof UploadsConfigSchema>;

@@ -3,11 +3,12 @@
 // loaded once (convert.ts imports them on first use) and every later document skips that cost.
 // Started by converter-thread.ts; not meant to be imported.
 import { Buffer } from 'node:buffer';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { ConversionError } from '../errors.js';
 import { convertDocument } from './convert.js';
 import { setProcessListener } from './child-process.js';
 import { ConvertWorkerMisusedError } from './convert.errors.js';
+import { warmUp } from './warm-up.js';
 import { parseWorkerJob } from './worker-protocol.js';
 import type { WorkerMessage } from './worker-protocol.js';
 
@@ -97,8 +98,15 @@ async function run(raw: unknown): Promise<void> {
   }
 }
 
+/**
+ * A thread started ahead of demand loads its converters first; a document posted meanwhile waits
+ * for that. A warm-up that fails changes nothing: the document loads what it needs, as always.
+ */
+const warm = typeof workerData === 'object' && workerData !== null && (workerData as { warm?: unknown }).warm === true;
+const ready = warm ? warmUp().catch(() => undefined) : Promise.resolve(); // see above: a cold start is the fallback
+
 port.on('message', (raw: unknown) => {
-  run(raw).catch((err: unknown) => {
+  ready.then(() => run(raw)).catch((err: unknown) => {
     // Rethrown outside the promise so it reaches the thread's uncaught-exception path.
     setImmediate(() => {
       throw err;

@@ -81,11 +81,13 @@ function removeWorkDir(workDir: string): void {
 
 /**
  * Starts a worker thread with the given heap cap. `onExit` is called once, when the thread has
- * exited for whatever reason. Throws if the thread cannot be created at all.
+ * exited for whatever reason. With `warm`, the thread loads its converters and converts a tiny
+ * PDF before its first document (see warm-up.ts). Throws if the thread cannot be created at all.
  */
-export function startConverterThread(heapMb: number, onExit: () => void): ConverterThread {
+export function startConverterThread(heapMb: number, onExit: () => void, warm = false): ConverterThread {
   const worker = new Worker(workerEntry(), {
     resourceLimits: { maxOldGenerationSizeMb: heapMb },
+    workerData: { warm },
     // Parsers log to the console; keep that out of the service's output. The worker sends its
     // console as messages (see convert-worker.ts), and these streams are never read: reading
     // them would keep the thread referenced even when idle.

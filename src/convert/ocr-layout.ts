@@ -8,6 +8,7 @@ import { escapeBlockStart, gfmTable, hasText, joinBlocks } from './markdown.js';
 import { orderLines } from './pdf-layout.js';
 import type { Line, Segment } from './pdf-layout.js';
 import { findTables } from './pdf-tables.js';
+import { runningLines } from './running-lines.js';
 
 interface Word {
   text: string;
@@ -17,7 +18,7 @@ interface Word {
   height: number;
 }
 
-interface OcrLine {
+export interface OcrLine {
   /** Tesseract's block and paragraph: lines of one paragraph share it. */
   paragraph: string;
   words: Word[];
@@ -246,4 +247,52 @@ function sectionBlocks(section: readonly OcrLine[]): string[] {
 /** Tesseract's TSV for one image as Markdown: columns read in order, tables as pipe tables. */
 export function ocrTsvToMarkdown(tsv: string): string {
   return joinBlocks(readingOrder(parseTsv(tsv)).flatMap(sectionBlocks));
+}
+
+/** One scanned page read by OCR: its lines, and its height in pixels. */
+export interface OcrPage {
+  number: number;
+  height: number;
+  lines: OcrLine[];
+}
+
+/** Tesseract's TSV of a page image as that page (its level-1 row gives the image's size). */
+export function parseOcrPage(tsv: string, number: number): OcrPage {
+  const lines = parseTsv(tsv);
+  const pageRow = tsv.split('\n').find((row) => row.startsWith('1\t'));
+  const height = Number(pageRow?.split('\t')[9]);
+  return { number, height: height > 0 ? height : Math.max(0, ...lines.map((l) => l.bottom)), lines };
+}
+
+/**
+ * OCR line boxes are as tall as their letters reach (a line of capitals and descenders is a third
+ * taller than one of small letters), so a margin line is taken for content only when it is far
+ * taller than the body's usual box.
+ */
+const OCR_CONTENT_SIZE = 1.6;
+
+/** The words of an OCR line that fall inside the segments kept of it. */
+function wordsWithin(line: OcrLine, kept: Line): OcrLine | null {
+  const words = line.words.filter((w) => kept.segments.some((s) => w.left >= s.x0 - 1 && w.left + w.width <= s.x1 + 1));
+  if (words.length === 0) return null;
+  return { ...line, words, x0: Math.min(...words.map((w) => w.left)), x1: Math.max(...words.map((w) => w.left + w.width)) };
+}
+
+/**
+ * Scanned pages read by OCR as Markdown, one string per page: running headers, footers and page
+ * numbers dropped across the pages as on pages with text (running-lines.ts), then each page's
+ * columns read in order and its tables rebuilt.
+ */
+export function ocrPagesToMarkdown(pages: readonly OcrPage[]): string[] {
+  const layout = pages.map((page) => ({ number: page.number, height: page.height, lines: page.lines.map(toLayoutLine) }));
+  const kept = runningLines(layout, { contentSize: OCR_CONTENT_SIZE });
+  return pages.map((page, p) => {
+    const lines = page.lines.flatMap((line, i) => {
+      const keep = kept[p]?.[i];
+      if (!keep) return [];
+      if (keep === layout[p]?.lines[i]) return [line];
+      return wordsWithin(line, keep) ?? [];
+    });
+    return joinBlocks(readingOrder(lines).flatMap(sectionBlocks));
+  });
 }

@@ -5,8 +5,10 @@
 import type { PDFParse } from 'pdf-parse';
 import { ConversionError } from '../errors.js';
 import { hasText, joinBlocks } from './markdown.js';
-import { eraseRules } from './ocr-image.js';
-import { ocrTsvToMarkdown } from './ocr-layout.js';
+import { ConvertPdfParserChangedError } from './convert.errors.js';
+import { eraseRules, pageImageForOcr } from './ocr-image.js';
+import { ocrPagesToMarkdown, ocrTsvToMarkdown, parseOcrPage } from './ocr-layout.js';
+import type { OcrPage } from './ocr-layout.js';
 import type { OcrEngine } from './ocr.js';
 
 export interface OcrTarget {
@@ -34,10 +36,49 @@ const MAX_RENDER_SIDE = 4200;
 /** Images smaller than this (pixels, either side) are icons and rules, not text to read. */
 export const MIN_OCR_IMAGE_SIDE = 200;
 
+/** The parts of pdf.js's document and page proxies used to render a page (pdf-parse exports no types). */
+interface CanvasAndContext {
+  canvas: { width: number; height: number };
+  context: { getImageData(x: number, y: number, width: number, height: number): { data: Uint8ClampedArray; width: number; height: number } };
+}
+interface RenderablePage {
+  getViewport(params: { scale: number }): { width: number; height: number };
+  render(params: { canvasContext: unknown; viewport: unknown; canvas: unknown }): { promise: Promise<void> };
+  cleanup(): void;
+}
+interface RenderableDocument {
+  getPage(page: number): Promise<RenderablePage>;
+  canvasFactory: { create(width: number, height: number): CanvasAndContext; destroy(canvasAndContext: CanvasAndContext): void };
+}
+
+/** pdf-parse's loaded pdf.js document. If an update renames its loader, OCR fails loudly. */
+async function documentOf(parser: PDFParse): Promise<RenderableDocument> {
+  const target = parser as unknown as { load?: unknown };
+  if (typeof target.load !== 'function') throw new ConvertPdfParserChangedError('pdf-parse no longer has a document loader.');
+  return (await (target.load as () => Promise<unknown>).call(parser)) as RenderableDocument;
+}
+
+/**
+ * Renders a page and hands its pixels straight to OCR: pdf-parse's screenshot would encode a
+ * page-sized PNG, which the rule eraser then decoded again, and both cost far more than the OCR's
+ * own image work.
+ */
 async function renderPage(parser: PDFParse, target: OcrTarget): Promise<Uint8Array[]> {
   const scale = Math.min(OCR_DPI / 72, MAX_RENDER_SIDE / Math.max(target.width, target.height, 1));
-  const shot = await parser.getScreenshot({ partial: [target.page], scale, imageBuffer: true, imageDataUrl: false });
-  return shot.pages.map((p) => p.data).filter((d) => d.length > 0);
+  const doc = await documentOf(parser);
+  const page = await doc.getPage(target.page);
+  const viewport = page.getViewport({ scale });
+  const drawing = doc.canvasFactory.create(viewport.width, viewport.height);
+  try {
+    const { canvas, context } = drawing;
+    await page.render({ canvasContext: context, viewport, canvas }).promise;
+    const pixels = context.getImageData(0, 0, canvas.width, canvas.height);
+    return pixels.width > 0 && pixels.height > 0 ? [pageImageForOcr(pixels.data, pixels.width, pixels.height)] : [];
+  } finally {
+    // A page-sized canvas is tens of megabytes: freed now, not when the collector gets to it.
+    doc.canvasFactory.destroy(drawing);
+    page.cleanup();
+  }
 }
 
 async function pageImages(parser: PDFParse, target: OcrTarget): Promise<Uint8Array[]> {
@@ -71,6 +112,8 @@ export async function runOcr(parser: PDFParse, engine: OcrEngine, targets: reado
   const left: number[] = [];
   let reason = '';
   let recognised = 0;
+  /** The scanned pages read, in page order. */
+  const scanned: OcrPage[] = [];
   for (const target of targets) {
     const remaining = deadline - Date.now();
     if (recognised >= engine.maxPages || remaining <= 0) {
@@ -79,24 +122,31 @@ export async function runOcr(parser: PDFParse, engine: OcrEngine, targets: reado
       continue;
     }
     const images = target.kind === 'page' ? await renderPage(parser, target) : await pageImages(parser, target);
-    const texts: string[] = [];
+    const tsvs: string[] = [];
     try {
-      for (const png of images.slice(0, Math.max(0, engine.maxPages - recognised))) {
+      for (const image of images.slice(0, Math.max(0, engine.maxPages - recognised))) {
         recognised++;
-        texts.push(ocrTsvToMarkdown(await engine.recognise(await eraseRules(png), Math.max(1000, deadline - Date.now()))));
+        // A rendered page comes ready (PGM); an embedded image is a PNG still to clean.
+        const ready = target.kind === 'page' ? image : await eraseRules(image);
+        tsvs.push(await engine.recognise(ready, Math.max(1000, deadline - Date.now())));
       }
     } catch (err) {
       if (!(err instanceof ConversionError)) throw err;
       if (target.kind === 'page') failed.push(target.page);
       continue;
     }
-    const text = joinBlocks(texts);
     if (target.kind === 'page') {
       read.push(target.page);
-      outcome.pages.set(target.page, text);
-    } else if (hasText(text)) {
-      outcome.images.set(target.page, joinBlocks(['*Text in an image on this page, recognised by OCR:*', text]));
+      scanned.push(...tsvs.map((tsv) => parseOcrPage(tsv, target.page)));
+      continue;
     }
+    const text = joinBlocks(tsvs.map(ocrTsvToMarkdown));
+    if (hasText(text)) outcome.images.set(target.page, joinBlocks(['*Text in an image on this page, recognised by OCR:*', text]));
+  }
+  // Scanned pages are laid out together, so their running headers and footers can be told apart.
+  const markdown = ocrPagesToMarkdown(scanned);
+  for (const page of read) {
+    outcome.pages.set(page, joinBlocks(markdown.flatMap((text, i) => (scanned[i]?.number === page ? [text] : []))));
   }
   outcome.note = describeNote(engine, read, left, failed, reason);
   return outcome;

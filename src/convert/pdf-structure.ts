@@ -5,19 +5,16 @@
 import type { Line } from './pdf-layout.js';
 import { findTables } from './pdf-tables.js';
 import { escapeBlockStart, gfmTable, joinBlocks } from './markdown.js';
+import { bodyStyle, dropRunningLines } from './running-lines.js';
+import type { PageLines } from './running-lines.js';
+
+export type { PageLines } from './running-lines.js';
 
 /** One entry of the PDF's outline (bookmarks): the author's own heading list. */
 export interface OutlineEntry {
   title: string;
   /** 1 for a top-level entry. */
   level: number;
-}
-
-export interface PageLines {
-  /** 1-based. */
-  number: number;
-  height: number;
-  lines: Line[];
 }
 
 type Block =
@@ -27,103 +24,9 @@ type Block =
   | { kind: 'table'; page: number; rows: string[][] }
   | { kind: 'rule'; page: number; text: string };
 
-/** Lines this close to the top or bottom of a page can be running headers and footers. */
-const MARGIN_SHARE = 0.1;
-const PAGE_NUMBER = /^(?:page\s+\d{1,4}(?:\s*(?:of|\/)\s*\d{1,4})?|[-–—]?\s*\d{1,4}\s*[-–—]?|\d{1,4}\s*(?:of|\/)\s*\d{1,4}|[ivxlc]{1,7})$/i;
 const BULLET = /^([•●○◦▪▫■□‣⁃∙·*–-])\s+(?=\S)/u;
 const ENUMERATED = /^((?:\d{1,2}|[a-z])[.)]|\((?:\d{1,2}|[a-z])\))\s+(?=\S)/;
 const RULE = /^([=\-_*~])\1{2,}$/;
-
-/**
- * What a browser or word processor prints in a page's margins: a page counter ("1 of 3", "2/5",
- * "Page 4"), a date and time, the page's URL, the file's name. Matched one segment at a time.
- */
-const PRINT_FURNITURE = [
-  /^(?:page\s+)?\d{1,4}\s*(?:of|\/)\s*\d{1,4}$/i,
-  /^page\s+\d{1,4}$/i,
-  /^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}(?:,?\s+\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?)?$/i,
-  /^\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?$/i,
-  /^(?:(?:https?|file|ftp):\/\/|www\.)\S+$/i,
-  /^[^\s/\\]+(?:\s[^\s/\\]+){0,3}\.(?:pdf|html?|docx?|xlsx?|pptx?|odt|txt|md|rtf)$/i,
-];
-
-function isFurniture(text: string): boolean {
-  return PRINT_FURNITURE.some((pattern) => pattern.test(text.trim()));
-}
-
-/** The line without its print furniture; null when nothing else is on it. */
-function withoutFurniture(line: Line, bodySize: number): Line | null {
-  // Furniture is printed small; a large "1/2" in the margin is content.
-  if (line.size > bodySize * 1.1) return line;
-  const segments = line.segments.filter((s) => !isFurniture(s.text));
-  if (segments.length === line.segments.length) return isFurniture(line.text) ? null : line;
-  if (segments.length === 0) return null;
-  return {
-    ...line,
-    text: segments.map((s) => s.text).join(' '),
-    x0: Math.min(...segments.map((s) => s.x0)),
-    x1: Math.max(...segments.map((s) => s.x1)),
-    segments,
-  };
-}
-
-function marginKey(line: Line): string {
-  return line.text.toLowerCase().replace(/\d+/g, '#').replace(/\s+/g, ' ');
-}
-
-function inMargin(line: Line, height: number): boolean {
-  return line.y < height * MARGIN_SHARE || line.y > height * (1 - MARGIN_SHARE);
-}
-
-/**
- * Drops page numbers, and the repeats of lines that recur in the top or bottom margin of at
- * least half the pages (the first one stays: a letterhead is content once).
- */
-function dropRunningLines(input: readonly PageLines[]): PageLines[] {
-  const bodySize = bodyStyle(input).size;
-  const pages = input.map((page) => ({
-    ...page,
-    lines: page.lines.flatMap((line) => (inMargin(line, page.height) ? (withoutFurniture(line, bodySize) ?? []) : [line])),
-  }));
-  const multi = pages.length >= 2;
-  const pagesWith = new Map<string, number>();
-  for (const page of pages) {
-    const keys = new Set(page.lines.filter((l) => inMargin(l, page.height)).map(marginKey));
-    for (const key of keys) pagesWith.set(key, (pagesWith.get(key) ?? 0) + 1);
-  }
-  const threshold = Math.max(2, Math.ceil(pages.length / 2));
-  const seen = new Set<string>();
-  return pages.map((page) => ({
-    ...page,
-    lines: page.lines.filter((line) => {
-      if (!inMargin(line, page.height)) return true;
-      const pageNumber = PAGE_NUMBER.test(line.text.trim());
-      if (pageNumber && (multi || /page/i.test(line.text))) return false;
-      const key = marginKey(line);
-      if (!multi || (pagesWith.get(key) ?? 0) < threshold) return true;
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    }),
-  }));
-}
-
-/** The font size most characters have, and whether most of them are bold. */
-function bodyStyle(pages: readonly PageLines[]): { size: number; bold: boolean } {
-  const chars = new Map<number, number>();
-  let bold = 0;
-  let total = 0;
-  for (const line of pages.flatMap((p) => p.lines)) {
-    const n = line.text.length;
-    chars.set(line.size, (chars.get(line.size) ?? 0) + n);
-    total += n;
-    if (line.bold) bold += n;
-  }
-  let size = 10;
-  let best = 0;
-  for (const [s, n] of chars) if (n > best) [size, best] = [s, n];
-  return { size, bold: bold > total / 2 };
-}
 
 /**
  * The document's words, and those seen hyphenated mid-line (where the hyphen is surely real).

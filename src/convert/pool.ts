@@ -18,6 +18,11 @@ export interface PoolOptions {
   maxJobsPerWorker?: number;
   /** An idle thread ends after this long. @defaultValue 30 s */
   idleTimeoutMs?: number;
+  /**
+   * Threads kept ready ahead of demand: started with the pool and when one is replaced, each
+   * warming its converters up (warm-up.ts), and never ended for being idle. @defaultValue 0
+   */
+  warmThreads?: number;
 }
 
 export const DEFAULT_POOL_MEMORY_MB = 512;
@@ -65,6 +70,8 @@ export function createConversionPool(options: PoolOptions = {}): ConversionPool 
   const maxWorkers = positiveInteger('maxWorkers', options.maxWorkers ?? DEFAULT_POOL_MAX_WORKERS);
   const maxJobs = positiveInteger('maxJobsPerWorker', options.maxJobsPerWorker ?? DEFAULT_MAX_JOBS_PER_WORKER);
   const idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const warmThreads = Math.min(maxWorkers, options.warmThreads ?? 0);
+  if (!Number.isSafeInteger(warmThreads) || warmThreads < 0) throw new RangeError(`warmThreads must be 0 or more, not ${warmThreads}.`);
 
   const threads = new Set<ConverterThread>();
   /** Idle threads with their timers, the most recently used last: it is taken first, so the others can time out. */
@@ -83,12 +90,46 @@ export function createConversionPool(options: PoolOptions = {}): ConversionPool 
   const park = (thread: ConverterThread): void => {
     thread.park();
     const timer = setTimeout(() => {
+      // The warm threads stay; the pool shrinks to them, not below.
+      if (threads.size <= warmThreads) return;
       unpark(thread);
       void thread.terminate();
     }, idleTimeoutMs);
     timer.unref();
     idleTimers.set(thread, timer);
   };
+
+  const start = (warm: boolean): ConverterThread => {
+    const thread: ConverterThread = startConverterThread(
+      heapMb,
+      () => {
+        // The slot frees only once the thread has really exited, so the pool never holds more.
+        threads.delete(thread);
+        unpark(thread);
+        // A thread that ended before its first document (its warm-up crashed) is not replaced
+        // ahead of demand: that would loop.
+        if (thread.jobs > 0) warmUp();
+        pump();
+      },
+      warm,
+    );
+    threads.add(thread);
+    workersStarted++;
+    return thread;
+  };
+
+  /** Starts threads ahead of demand until `warmThreads` are alive; they idle until needed. */
+  function warmUp(): void {
+    while (!closing && threads.size < warmThreads && queue.length === 0) {
+      let thread: ConverterThread;
+      try {
+        thread = start(true);
+      } catch {
+        return; // a thread that cannot start now is started, and its failure reported, on demand
+      }
+      park(thread);
+    }
+  }
 
   /** An idle thread, else a new one if there is room, else null. Throws if a thread cannot start. */
   const take = (): ConverterThread | null => {
@@ -97,15 +138,7 @@ export function createConversionPool(options: PoolOptions = {}): ConversionPool 
       if (thread.usable) return thread;
     }
     if (threads.size >= maxWorkers) return null;
-    const thread: ConverterThread = startConverterThread(heapMb, () => {
-      // The slot frees only once the thread has really exited, so the pool never holds more.
-      threads.delete(thread);
-      unpark(thread);
-      pump();
-    });
-    threads.add(thread);
-    workersStarted++;
-    return thread;
+    return start(false);
   };
 
   const release = (thread: ConverterThread): void => {
@@ -149,6 +182,8 @@ export function createConversionPool(options: PoolOptions = {}): ConversionPool 
       );
     }
   }
+
+  warmUp();
 
   return {
     convert(bytes, filename, limits = {}) {

@@ -1,12 +1,28 @@
 // .pptx → Markdown with officeparser's AST: per slide a `## Slide N` heading, the slide title as
-// `###`, then its text, lists, tables, image alt text, chart data and speaker notes.
+// `###`, then its text, lists, tables, image alt text, chart data and speaker notes. Numbered
+// lists get their numbers from pptx-numbering.ts, which resolves what the slide layout and master
+// give a paragraph (officeparser sees only the paragraph's own numbering, and not its start).
 import { OfficeParser } from 'officeparser';
 import type { OfficeAttachment, OfficeContentNode } from 'officeparser';
 import { ConversionError } from '../errors.js';
 import { escapeBlockStart, gfmTable, hasText, joinBlocks } from './markdown.js';
 import type { ZipLimits } from './options.js';
+import { isNumberingPart, slideNumbering } from './pptx-numbering.js';
+import type { SlideParagraph } from './pptx-numbering.js';
+import { readZipEntries } from './zip.js';
 
 type Charts = ReadonlyMap<string, OfficeAttachment>;
+
+/** A paragraph PowerPoint numbers: its label and level. */
+interface NumberedItem {
+  label: string;
+  level: number;
+}
+
+interface RenderContext {
+  charts: Charts;
+  numbered: ReadonlyMap<OfficeContentNode, NumberedItem>;
+}
 
 function nodeText(node: OfficeContentNode): string {
   if (typeof node.text === 'string') return node.text;
@@ -54,8 +70,19 @@ function chartBlock(node: OfficeContentNode, charts: Charts): string {
   return joinBlocks([heading, series.length > 0 ? gfmTable(rows) : '']);
 }
 
-/** Renders one content node (and what it holds) as Markdown blocks. */
-function renderNode(node: OfficeContentNode, charts: Charts, headingDepth: number): string[] {
+/** A list item's marker: Markdown's own for `1.` and `1)`, else a bullet that shows the label. */
+function itemMarker(label: string): string {
+  return /^\d{1,9}[.)]$/.test(label) ? label : `- ${label}`;
+}
+
+/** Renders one content node (and what it holds) as Markdown blocks; list items come unindented. */
+function renderNode(node: OfficeContentNode, ctx: RenderContext, headingDepth: number): string[] {
+  const numbered = ctx.numbered.get(node);
+  if (numbered) {
+    const text = inline(nodeText(node));
+    return text ? [`${itemMarker(numbered.label)} ${text}`] : [];
+  }
+  const { charts } = ctx;
   switch (node.type) {
     case 'heading': {
       const text = inline(nodeText(node));
@@ -63,10 +90,9 @@ function renderNode(node: OfficeContentNode, charts: Charts, headingDepth: numbe
       return text ? [`${'#'.repeat(level)} ${text}`] : [];
     }
     case 'list': {
-      const depth = Math.max(0, node.metadata?.indentation ?? 0);
       const marker = node.metadata?.listType === 'ordered' ? `${(node.metadata.itemIndex ?? 0) + 1}.` : '-';
       const text = inline(nodeText(node));
-      return text ? [`${'  '.repeat(depth)}${marker} ${text}`] : [];
+      return text ? [`${marker} ${text}`] : [];
     }
     case 'table':
       return [gfmTable(tableRows(node))];
@@ -80,40 +106,96 @@ function renderNode(node: OfficeContentNode, charts: Charts, headingDepth: numbe
     case 'text':
       return [paragraph(nodeText(node))];
     default:
-      // Groups, drawings and anything newer: whatever text they hold, in order.
-      if (node.children && node.children.length > 0) {
-        return node.children.flatMap((child) => renderNode(child, charts, headingDepth));
-      }
       return [paragraph(nodeText(node))];
   }
 }
 
-/** Consecutive list items stay together; every other block gets a blank line around it. */
-function joinSlideBlocks(nodes: readonly OfficeContentNode[], charts: Charts, headingDepth: number): string {
+const RENDERED_WHOLE = new Set<string>(['heading', 'list', 'table', 'image', 'chart', 'paragraph', 'text']);
+
+/** Groups, drawings and anything newer opened into what they hold, in order. */
+function openGroups(nodes: readonly OfficeContentNode[]): OfficeContentNode[] {
+  return nodes.flatMap((node) =>
+    !RENDERED_WHOLE.has(node.type) && node.children && node.children.length > 0 ? openGroups(node.children) : [node],
+  );
+}
+
+/** The list level of a node that renders as a list item, or undefined. */
+function listLevel(node: OfficeContentNode, ctx: RenderContext): number | undefined {
+  const numbered = ctx.numbered.get(node);
+  if (numbered) return numbered.level;
+  return node.type === 'list' ? Math.max(0, node.metadata?.indentation ?? 0) : undefined;
+}
+
+/**
+ * Consecutive list items stay together; every other block gets a blank line around it. A nested
+ * item is indented to its parent's text, which after `10.` is four spaces, after `-` two.
+ */
+function joinSlideBlocks(nodes: readonly OfficeContentNode[], ctx: RenderContext, headingDepth: number): string {
   const parts: string[] = [];
-  let previousWasList = false;
-  for (const node of nodes) {
-    const rendered = renderNode(node, charts, headingDepth)
-      // Trim blank lines only: a nested list item's indent is part of the Markdown.
+  /** The open items above the next one: their levels and the widths of their markers. */
+  let parents: { level: number; width: number }[] = [];
+  for (const node of openGroups(nodes)) {
+    const rendered = renderNode(node, ctx, headingDepth)
       .map((block) => block.replace(/^\s*\n|\s+$/g, ''))
       .filter((block) => block.trim().length > 0);
     if (rendered.length === 0) continue;
-    const isList = node.type === 'list';
-    parts.push((parts.length === 0 ? '' : isList && previousWasList ? '\n' : '\n\n') + rendered.join('\n\n'));
-    previousWasList = isList;
+    const level = listLevel(node, ctx);
+    const first = rendered[0] ?? '';
+    if (level === undefined || rendered.length !== 1) {
+      parents = [];
+      parts.push((parts.length === 0 ? '' : '\n\n') + rendered.join('\n\n'));
+      continue;
+    }
+    const continuing = parents.length > 0;
+    parents = parents.filter((p) => p.level < level);
+    const indent = ' '.repeat(parents.reduce((sum, p) => sum + p.width, 0));
+    parents.push({ level, width: (/^\S+ /.exec(first)?.[0] ?? '- ').length });
+    parts.push((parts.length === 0 ? '' : continuing ? '\n' : '\n\n') + indent + first);
   }
   return parts.join('');
 }
 
-function renderSlide(slide: OfficeContentNode, index: number, charts: Charts): string {
+function renderSlide(slide: OfficeContentNode, index: number, ctx: RenderContext): string {
   const number = slide.type === 'slide' ? (slide.metadata?.slideNumber ?? index + 1) : index + 1;
   const notes = (slide.notes ?? []).flatMap((note) => note.children ?? [note]);
-  const notesText = joinSlideBlocks(notes, charts, 5);
+  const notesText = joinSlideBlocks(notes, ctx, 5);
   return joinBlocks([
     `## Slide ${number}`,
-    joinSlideBlocks(slide.children ?? [], charts, 3),
+    joinSlideBlocks(slide.children ?? [], ctx, 3),
     notesText.trim() ? `### Notes\n\n${notesText}` : '',
   ]);
+}
+
+/** Every paragraph's numbering, slide by slide; [] when the deck's parts cannot say. */
+async function readNumbering(bytes: Buffer, label: string, limits: ZipLimits): Promise<SlideParagraph[][]> {
+  const parts = await readZipEntries(bytes, isNumberingPart, limits, label);
+  const text = new Map([...parts].map(([name, data]) => [name, data.toString('utf8').replace(/^\uFEFF/, '')]));
+  return slideNumbering(text);
+}
+
+/**
+ * Pairs officeparser's paragraphs with the numbered paragraphs of the same slide, in order and
+ * by text (officeparser drops empty ones and splits items at line breaks), and returns the
+ * numbered ones with their labels.
+ */
+function matchNumbering(slides: readonly OfficeContentNode[], numbering: readonly SlideParagraph[][]): Map<OfficeContentNode, NumberedItem> {
+  const numbered = new Map<OfficeContentNode, NumberedItem>();
+  // Slides that do not line up (a part left out of the slide list) are better left as they are.
+  if (numbering.length !== slides.length) return numbered;
+  slides.forEach((slide, i) => {
+    const paragraphs = numbering[i] ?? [];
+    let cursor = 0;
+    for (const node of openGroups(slide.children ?? []).filter((n) => n.type === 'paragraph' || n.type === 'list')) {
+      // A paragraph's line breaks stay in officeparser's text; the numbering has its first line.
+      const text = inline(nodeText(node).split(/\r\n|\r|\n|\v/)[0] ?? '');
+      const at = paragraphs.findIndex((p, j) => j >= cursor && p.text === text);
+      if (at < 0) continue;
+      cursor = at + 1;
+      const paragraph = paragraphs[at];
+      if (paragraph?.label) numbered.set(node, { label: paragraph.label, level: paragraph.level });
+    }
+  });
+  return numbered;
 }
 
 /** Converts a .pptx presentation to Markdown. */
@@ -133,7 +215,8 @@ export async function pptxToMarkdown(bytes: Buffer, label: string, limits: ZipLi
     (ast.attachments ?? []).filter((a) => a.type === 'chart').map((a) => [a.name, a]),
   );
   const slides = ast.content.filter((node) => node.type === 'slide');
-  const markdown = joinBlocks(slides.map((slide, i) => renderSlide(slide, i, charts)));
+  const numbered = matchNumbering(slides, await readNumbering(bytes, label, limits));
+  const markdown = joinBlocks(slides.map((slide, i) => renderSlide(slide, i, { charts, numbered })));
   // Slide headings and bare placeholders are structure, not text.
   const body = markdown.replace(/^## Slide \d+$/gm, '').replace(/\[(Image|Chart)\]/g, '');
   if (!hasText(body)) {

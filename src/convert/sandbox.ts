@@ -13,6 +13,8 @@ export interface SandboxLimits extends JobLimits {
   maxOldGenerationSizeMb?: number;
   /** Workers converting at once under this heap cap; more documents wait their turn. Default 2. */
   maxWorkers?: number;
+  /** Workers kept started and warmed up ahead of demand (see PoolOptions). Default 0. */
+  warmThreads?: number;
 }
 
 export const DEFAULT_SANDBOX_MEMORY_MB = DEFAULT_POOL_MEMORY_MB;
@@ -23,9 +25,10 @@ export const DEFAULT_SANDBOX_MEMORY_MB = DEFAULT_POOL_MEMORY_MB;
  * timeout or parser exception rejects with a ConversionError; on timeout the worker (and any
  * LibreOffice it started) is killed. close() ends every worker; conversions in flight fail.
  */
-export function createSandbox(limits: Pick<SandboxLimits, 'maxOldGenerationSizeMb' | 'maxWorkers'> = {}): ConversionPool {
+export function createSandbox(limits: Pick<SandboxLimits, 'maxOldGenerationSizeMb' | 'maxWorkers' | 'warmThreads'> = {}): ConversionPool {
   return createConversionPool({
     maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb ?? DEFAULT_SANDBOX_MEMORY_MB,
     maxWorkers: limits.maxWorkers ?? DEFAULT_POOL_MAX_WORKERS,
+    warmThreads: limits.warmThreads ?? 0,
   });
 }

@@ -68,36 +68,73 @@ async function readDirectory(zip: ZipFile, limits: ZipLimits, label: string): Pr
   return entries;
 }
 
+/** Inflates one entry under a cap on the inflated bytes of the whole read; `keep` false drops the bytes. */
+async function inflateEntry(
+  zip: ZipFile,
+  entry: Entry,
+  budget: { left: number },
+  limits: ZipLimits,
+  label: string,
+  keep: boolean,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  try {
+    const stream = await zip.openReadStreamPromise(entry);
+    await pipeline(
+      stream,
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          budget.left -= chunk.length;
+          if (keep) chunks.push(chunk);
+          done(
+            budget.left < 0
+              ? new ConversionError(
+                  `${label} was refused: it inflates to more than ${mib(limits.maxUncompressedBytes)} (a possible zip bomb).`,
+                )
+              : null,
+          );
+        },
+      }),
+    );
+  } catch (err) {
+    if (err instanceof ConversionError) throw err;
+    throw new ConversionError(`${label} has a corrupt zip entry (${entry.fileName.slice(0, 80)}): ${errorText(err)}`, {
+      cause: err,
+    });
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads the entries whose names `wanted` accepts, under the caps of inspectZip.
+ * Throws ConversionError for a corrupt archive or one that breaks a cap.
+ */
+export async function readZipEntries(
+  bytes: Buffer,
+  wanted: (name: string) => boolean,
+  limits: ZipLimits,
+  label: string,
+): Promise<Map<string, Buffer>> {
+  const zip = await openZip(bytes, label);
+  try {
+    const entries = await readDirectory(zip, limits, label);
+    const budget = { left: limits.maxUncompressedBytes };
+    const read = new Map<string, Buffer>();
+    for (const entry of entries) {
+      if (entry.fileName.endsWith('/') || !wanted(entry.fileName) || read.has(entry.fileName)) continue;
+      read.set(entry.fileName, await inflateEntry(zip, entry, budget, limits, label, true));
+    }
+    return read;
+  } finally {
+    zip.close();
+  }
+}
+
 /** Inflates every entry to nowhere, counting bytes, so the real size is known before parsing. */
 async function verifyContents(zip: ZipFile, entries: Entry[], limits: ZipLimits, label: string): Promise<void> {
-  let inflated = 0;
+  const budget = { left: limits.maxUncompressedBytes };
   for (const entry of entries) {
-    if (entry.fileName.endsWith('/')) continue;
-    try {
-      const stream = await zip.openReadStreamPromise(entry);
-      await pipeline(
-        stream,
-        new Writable({
-          write(chunk: Buffer, _encoding, done) {
-            inflated += chunk.length;
-            done(
-              inflated > limits.maxUncompressedBytes
-                ? new ConversionError(
-                    `${label} was refused: it inflates to more than ${mib(limits.maxUncompressedBytes)} ` +
-                      '(a possible zip bomb).',
-                  )
-                : null,
-            );
-          },
-        }),
-      );
-    } catch (err) {
-      if (err instanceof ConversionError) throw err;
-      throw new ConversionError(
-        `${label} has a corrupt zip entry (${entry.fileName.slice(0, 80)}): ${errorText(err)}`,
-        { cause: err },
-      );
-    }
+    if (!entry.fileName.endsWith('/')) await inflateEntry(zip, entry, budget, limits, label, false);
   }
 }
 

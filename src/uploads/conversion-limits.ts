@@ -9,6 +9,7 @@ export function conversionLimits(uploads: UploadsConfig): SandboxLimits {
   return {
     timeoutMs: (uploads.conversion_timeout_seconds + (ocr.enabled ? ocr.timeout_seconds : 0)) * 1000,
     maxOldGenerationSizeMb: uploads.conversion_memory_mb,
+    warmThreads: uploads.warm_conversion_threads,
     ocr: ocr.enabled
       ? { ...(ocr.tesseract ? { tesseract: ocr.tesseract } : {}), languages: ocr.languages, timeoutMs: ocr.timeout_seconds * 1000, maxPages: ocr.max_pages, memoryMb: ocr.memory_mb }
       : false,

@@ -117,6 +117,23 @@ describe('a warm conversion pool', () => {
     expect(p.stats()).toMatchObject({ workersStarted: 2, workersAlive: 1 });
   });
 
+  it('keeps warm threads started ahead of demand, through idle time and replacements', async () => {
+    const p = pool({ warmThreads: 1, maxJobsPerWorker: 1, idleTimeoutMs: 20 });
+    // Started with the pool, before any document.
+    expect(p.stats()).toEqual({ workersStarted: 1, workersAlive: 1, queued: 0, jobsDone: 0 });
+    const pdf = readOwn('sample.pdf');
+    const converted = await p.convert(pdf, 'a.pdf');
+    // The warm thread took it: no other was started for it.
+    expect(p.stats()).toMatchObject({ workersStarted: 1, jobsDone: 1 });
+    expect(converted).toBe(await convertDocument(pdf, 'a.pdf'));
+    // Its quota spent, the thread is replaced at once, not when the next document comes.
+    expect(await eventually(() => p.stats().workersStarted === 2 && p.stats().workersAlive === 1)).toBe(true);
+    expect(await p.convert(readOwn('sample.docx'), 'b.docx')).toContain('5f2c8e71-warren-docx');
+    expect(p.stats()).toMatchObject({ workersStarted: 2, jobsDone: 2 });
+    await p.close();
+    expect(p.stats()).toMatchObject({ workersAlive: 0 });
+  });
+
   it('ends every thread on close, failing what was running or waiting', async () => {
     const p = pool({ maxWorkers: 1 });
     await p.convert(readOwn('sample.xlsx'), 'b.xlsx');

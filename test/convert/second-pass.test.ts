@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
 import { buildPdf } from '../fixtures/documents/src/pdf-builder.js';
 import type { PdfText } from '../fixtures/documents/src/pdf-builder.js';
-import { SCAN_HEIGHT, SCAN_WIDTH } from '../fixtures/documents/src/scan.js';
+import { SCAN_HEIGHT, SCAN_WIDTH, scannedJpeg } from '../fixtures/documents/src/scan.js';
 import { HAS_TESSERACT, readOwn } from './support.js';
 
 const PROSE = [
@@ -208,5 +208,22 @@ describe.runIf(HAS_TESSERACT)('OCR layout from Tesseract\'s word boxes', () => {
     expect(blocks[1]).toBe(LEFT_COLUMN.join(' '));
     expect(blocks[2]).toBe(RIGHT_COLUMN.join(' '));
     expect(blocks[3]).toBe('| Pier | Ships | State |\n| --- | --- | --- |\n| North | 43 | Open |\n| South | 12 | Closed |');
+  });
+});
+
+describe.runIf(HAS_TESSERACT)('running headers and footers on scanned pages', () => {
+  it('drops "Page N of 3" footers and keeps a running header once, as on text pages', async () => {
+    const bodies = [['Berth seven needs new fenders'], ['The crane on pier two is serviced'], ['Signed by the harbour master']];
+    const pdf = buildPdf(
+      bodies.map((body, i) => {
+        const data = scannedJpeg(body, { top: 'Harbour Authority', bottom: `Page ${i + 1} of 3` });
+        return { image: { data, width: SCAN_WIDTH, height: SCAN_HEIGHT } };
+      }),
+    );
+    const markdown = await convertDocument(pdf, 'scans.pdf', { ocr: { languages: ['eng'] } });
+    expect(markdown).not.toMatch(/Page \d of 3/);
+    expect(markdown.match(/Harbour Authority/g)).toHaveLength(1);
+    const pages = markdown.split(/<!-- Page \d -->/).slice(1).map((p) => p.trim());
+    expect(pages).toEqual(['Harbour Authority\n\nBerth seven needs new fenders', 'The crane on pier two is serviced', 'Signed by the harbour master']);
   });
 });
