@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReplicas, type ReplicaStack } from '../support/replica-stack.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { startStack, testRedisDatabase, type Stack } from '../support/stack.js';
 
 const SECRET = `test-session-secret-${randomUUID()}`;
 const AUTH_MODULE = `${fileURLToPath(new URL('../fixtures/auth/auth.ts', import.meta.url))}:auth`;
@@ -73,7 +73,7 @@ describe('accounts on', () => {
   describe('with self-registration off and no trusted proxy', () => {
     let stack: ReplicaStack;
     beforeAll(async () => {
-      stack = await startReplicas({ apis: 2, workers: 0, config: { auth: { accounts: { enabled: true, login_attempts: 2 } } }, env: { sessionSecret: SECRET } });
+      stack = await startReplicas({ apis: 2, workers: 0, config: { auth: { accounts: { enabled: true, login_attempts: 2 } } }, env: { sessionSecret: SECRET, redisUrl: testRedisDatabase(2) } });
     });
     afterAll(async () => stack?.close());
 
@@ -99,7 +99,7 @@ describe('accounts on', () => {
   describe('beside a custom auth module', () => {
     let stack: ReplicaStack;
     beforeAll(async () => {
-      stack = await startReplicas({ apis: 2, workers: 0, config: { auth: { module: AUTH_MODULE, accounts: { enabled: true } } }, env: { sessionSecret: SECRET } });
+      stack = await startReplicas({ apis: 2, workers: 0, config: { auth: { module: AUTH_MODULE, accounts: { enabled: true } } }, env: { sessionSecret: SECRET, redisUrl: testRedisDatabase(3) } });
     });
     afterAll(async () => stack?.close());
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { startReplicas, type ReplicaStack } from '../support/replica-stack.js';
 import { parseSse } from '../support/sse.js';
-import { testGraphs } from '../support/stack.js';
+import { testGraphs, testRedisDatabase } from '../support/stack.js';
 import { upgradeStatus } from '../support/upgrade-status.js';
 
 const SECRET = `test-session-secret-${randomUUID()}`;
@@ -26,7 +26,7 @@ beforeAll(async () => {
     workers: 2,
     // The test's requests come from loopback, a trusted proxy here: each test names its own client by X-Real-IP.
     config: { graphs: testGraphs('echo'), auth: { api_keys: [{ key: ROBOT_KEY, user: 'robot' }], accounts: { enabled: true, self_registration: true, login_attempts: 3, trusted_proxies: ['127.0.0.1', '::1'] } } },
-    env: { sessionSecret: SECRET },
+    env: { sessionSecret: SECRET, redisUrl: testRedisDatabase(1) },
   });
   [A, B] = stack.urls as [string, string];
 }, 120_000);

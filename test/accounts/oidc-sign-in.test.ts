@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOidc, type FakeOidc } from '../support/fake-oidc.js';
 import { startReplicas, type ReplicaStack } from '../support/replica-stack.js';
+import { testRedisDatabase } from '../support/stack.js';
 
 let issuer: FakeOidc;
 let stack: ReplicaStack;
@@ -27,7 +28,7 @@ beforeAll(async () => {
         },
       },
     },
-    env: { sessionSecret: `test-session-secret-${randomUUID()}` },
+    env: { sessionSecret: `test-session-secret-${randomUUID()}`, redisUrl: testRedisDatabase(4) },
   });
   [A, B] = stack.urls as [string, string];
 }, 120_000);

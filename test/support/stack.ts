@@ -55,6 +55,20 @@ export interface StackOptions {
   bwrapPath?: string | null;
 }
 
+/**
+ * The test Redis with its own logical database `db` (1–15), for a deployment whose
+ * deployment-wide state (people's accounts: the first admin, emails) must start empty while other
+ * test files run on the same Redis. A Cluster has only database 0: there the shared one is used,
+ * and such files must run alone (`WARREN_TEST_REDIS=cluster npx vitest run <file>`).
+ */
+export function testRedisDatabase(db: number): string {
+  const url = inject('redisUrl');
+  if (url.includes('+cluster://')) return url;
+  const own = new URL(url);
+  own.pathname = `/${db}`;
+  return own.toString();
+}
+
 /** The process environment of a test API or worker: the test Redis, its own home and queue. */
 export function testEnv(home: string, overrides: Partial<EnvConfig> = {}): EnvConfig {
   return {
