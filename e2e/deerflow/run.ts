@@ -1,5 +1,7 @@
-// `npm run e2e:deerflow [-- --deerflow-dir DIR] [--deerflow-git DIR] [--rebuild] [--only a,b] [--screenshots DIR] [--verbose] [--accounts]`
+// `npm run e2e:deerflow [-- --deerflow-dir DIR] [--deerflow-git DIR] [--rebuild] [--only a,b] [--screenshots DIR] [--verbose] [--accounts] [--deerflow-nginx]`
 // `--accounts`: Warren's accounts on and DeerFlow's sign-in with them: set-up, chat, sign out (issue #31).
+// `--deerflow-nginx`: the proxy rewrites /api/langgraph/* to /api/* as DeerFlow's own nginx does, so
+// the UI's LangGraph calls go to Warren's DeerFlow twins.
 // DeerFlow's own web UI, built from bytedance/deer-flow at f1f4af99b, in front of Warren (a real
 // API and worker on a private Redis, a scripted model), behind a proxy that sends /api/* to
 // Warren and the rest to Next.js; headless Chromium walks every page issue #30 lists. A step
@@ -35,6 +37,7 @@ function options() {
       verbose: { type: 'boolean', default: false },
       screenshots: { type: 'string' },
       accounts: { type: 'boolean', default: false },
+      'deerflow-nginx': { type: 'boolean', default: false },
     },
   });
   const env = process.env;
@@ -48,6 +51,7 @@ function options() {
     /** A folder (kept) for a screenshot of each failed page. */
     screenshots: values.screenshots ? path.resolve(values.screenshots) : undefined,
     accounts: values.accounts,
+    deerflowNginx: values['deerflow-nginx'],
   };
 }
 
@@ -70,7 +74,7 @@ async function main(): Promise<number> {
   ensureBuild(frontend, opts.rebuild);
   if (!existsSync(opts.chromium)) throw new Error(`no Chromium at ${opts.chromium} (--chromium PATH or CHROMIUM=...; Debian: apt-get install chromium)`);
 
-  const stack = await startStack(frontend, { verbose: opts.verbose, accounts: opts.accounts });
+  const stack = await startStack(frontend, { verbose: opts.verbose, accounts: opts.accounts, deerflowNginx: opts.deerflowNginx });
   const profile = tempDir('warren-e2e-chromium-');
   // A fresh profile each run; Playwright passes it as --user-data-dir and adds --headless itself.
   const context = await chromium.launchPersistentContext(profile, {

@@ -1,6 +1,9 @@
 // The one origin the browser sees, as DeerFlow's nginx gives it: /api/* to the backend (Warren
 // serves both its LangGraph routes under /api/langgraph and the gateway under /api, so paths go
 // through unchanged), everything else to the Next.js server. Streams pass through unbuffered.
+// With `deerflowNginx`, /api/langgraph/* is rewritten to /api/* first, as DeerFlow's own
+// docker/nginx/nginx.conf (f1f4af99b) does: the UI's LangGraph calls then reach the gateway's twins,
+// which is what a DeerFlow deployment that keeps its nginx sends to Warren.
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -15,10 +18,16 @@ function targetOf(req: IncomingMessage, backend: URL, frontend: URL): URL {
   return pathname === '/api' || pathname.startsWith('/api/') ? backend : frontend;
 }
 
-export async function startProxy(backendUrl: string, frontendUrl: string): Promise<Proxy> {
+const LANGGRAPH_PREFIX = '/api/langgraph/';
+
+export async function startProxy(backendUrl: string, frontendUrl: string, options: { deerflowNginx?: boolean } = {}): Promise<Proxy> {
   const backend = new URL(backendUrl);
   const frontend = new URL(frontendUrl);
+  const rewrite = (req: IncomingMessage): void => {
+    if (options.deerflowNginx && req.url?.startsWith(LANGGRAPH_PREFIX)) req.url = `/api/${req.url.slice(LANGGRAPH_PREFIX.length)}`;
+  };
   const server: Server = createServer((req, res) => {
+    rewrite(req);
     const target = targetOf(req, backend, frontend);
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, 'x-forwarded-proto': 'http', 'x-forwarded-host': req.headers.host ?? '' } },
@@ -37,6 +46,7 @@ export async function startProxy(backendUrl: string, frontendUrl: string): Promi
   });
   // WebSocket upgrades (Warren's /api/langgraph streams, Next.js in dev) are spliced at the socket level.
   server.on('upgrade', (req, socket, head) => {
+    rewrite(req);
     const target = targetOf(req, backend, frontend);
     const up = net.connect(Number(target.port), target.hostname, () => {
       const lines = [`${req.method} ${req.url} HTTP/1.1`];

@@ -62,7 +62,7 @@ async function waitForRedis(port: number, child: Child): Promise<void> {
 }
 
 /** `accounts`: Warren's accounts on and DeerFlow's sign-in with them (issue #31); else DeerFlow's single local user. */
-export async function startStack(frontend: string, options: { verbose: boolean; accounts?: boolean }): Promise<Stack> {
+export async function startStack(frontend: string, options: { verbose: boolean; accounts?: boolean; deerflowNginx?: boolean }): Promise<Stack> {
   const children: Child[] = [];
   const dist = path.join(PROJECT_ROOT, 'dist');
   if (!existsSync(path.join(dist, 'src', 'main.js'))) throw new Error(`no ${dist}/src/main.js: run \`npm run build\` first (npm run e2e:deerflow does)`);
@@ -130,7 +130,7 @@ export async function startStack(frontend: string, options: { verbose: boolean; 
   const nextUrl = `http://127.0.0.1:${nextPort}`;
   await waitForHttp(nextUrl, next, 60_000);
 
-  const proxy = await startProxy(warrenUrl, nextUrl);
+  const proxy = await startProxy(warrenUrl, nextUrl, { deerflowNginx: options.deerflowNginx ?? false });
   onCleanup('stop the proxy', () => proxy.close());
   say(`DeerFlow UI: ${proxy.url} (Next.js on ${nextPort})`);
   return { url: proxy.url, warrenUrl, children };
