@@ -13,6 +13,7 @@ import {
   DfThreadListQuerySchema,
   DfThreadPatchSchema,
   DfThreadSchema,
+  DfThreadRowSchema,
   DfThreadSearchSchema,
   DfThreadStateSchema,
 } from './deerflow-threads.schemas.js';
@@ -35,7 +36,9 @@ export async function deerflowThreadRoutes(app: FastifyInstance, deps: { threads
     threads.search(req.query, req.identity),
   );
 
-  r.post('/threads/search', { schema: { tags, body: DfThreadSearchSchema, response: list } }, async (req) => threads.search(req.body ?? {}, req.identity));
+  r.post('/threads/search', { schema: { tags, body: DfThreadSearchSchema, response: { 200: Type.Array(DfThreadRowSchema), ...errorResponses } } }, async (req) =>
+    threads.searchSelected(req.body ?? {}, req.identity),
+  );
 
   r.get('/threads/:thread_id', { schema: { tags, params: ThreadParamsSchema, response: { 200: DfThreadSchema, ...errorResponses } } }, async (req) =>
     threads.get(req.params.thread_id),

@@ -6,6 +6,7 @@ import { Type, type Static } from 'typebox';
 import { CheckpointRefSchema } from '../queue/run-kwargs.js';
 import { JsonObjectSchema, ThreadStatusSchema } from '../store/records.js';
 import { THREAD_ID_PATTERN } from '../workspace/thread-files.js';
+import { THREAD_FIELDS, ThreadSortBySchema } from '../runtime/threads.schemas.js';
 
 /** DeerFlow's ThreadResponse. */
 export const DfThreadSchema = Type.Object({
@@ -37,10 +38,18 @@ export const DfThreadSearchSchema = Type.Object(
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
     status: Type.Optional(Type.Union([ThreadStatusSchema, Type.Null()])),
+    // LangGraph's search fields, which DeerFlow's UI sends through the SDK when its nginx rewrites
+    // /api/langgraph to /api: DeerFlow's gateway ignores them, Warren honours them.
+    sort_by: Type.Optional(ThreadSortBySchema),
+    sort_order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    select: Type.Optional(Type.Array(Type.Union(THREAD_FIELDS.map((f) => Type.Literal(f))), { maxItems: 16 })),
   },
   { additionalProperties: false },
 );
 export type DfThreadSearch = Static<typeof DfThreadSearchSchema>;
+
+/** A search row: every field, or those `select` names. */
+export const DfThreadRowSchema = Type.Partial(DfThreadSchema);
 
 /** GET /api/threads (Warren's): the caller's threads, newest activity first, as the search answers them. */
 export const DfThreadListQuerySchema = Type.Object(

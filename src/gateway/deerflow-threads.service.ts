@@ -70,8 +70,8 @@ export function createDeerFlowThreadsService(deps: DeerFlowThreadsDeps) {
         ...(body.status ? { status: body.status } : {}),
         limit: body.limit ?? 100,
         offset: body.offset ?? 0,
-        sort_by: 'updated_at',
-        sort_order: 'desc',
+        sort_by: body.sort_by ?? 'updated_at',
+        sort_order: body.sort_order ?? 'desc',
       },
       identity,
     );
@@ -95,6 +95,14 @@ export function createDeerFlowThreadsService(deps: DeerFlowThreadsDeps) {
     },
 
     search,
+
+    /** POST /api/threads/search: the rows with only the fields `select` names, when it names any. */
+    async searchSelected(body: DfThreadSearch, identity: Identity): Promise<Partial<DfThread>[]> {
+      const rows = await search(body, identity);
+      const select = body.select;
+      if (!select?.length) return rows;
+      return rows.map((row) => Object.fromEntries(select.map((field) => [field, row[field]])) as Partial<DfThread>);
+    },
 
     async get(threadId: string): Promise<DfThread> {
       const thread = await deps.threads.get(threadId);

@@ -104,7 +104,19 @@ describe('GET /api/threads and POST /api/threads/search', () => {
     expect((await ok('alice', 'POST', '/threads/search', { metadata: { tag }, limit: 1, offset: 1 })).map((t: any) => t.thread_id)).toEqual([a.thread_id]);
     expect(await ok('alice', 'POST', '/threads/search', { metadata: { tag }, status: 'busy' })).toEqual([]);
     expectDetail(await call('alice', 'POST', '/threads/search', { limit: 1001 }), 422);
-    expectDetail(await call('alice', 'POST', '/threads/search', { sort_by: 'thread_id' }), 422, /sort_by/);
+    expectDetail(await call('alice', 'POST', '/threads/search', { sort_by: 'title' }), 422, /sort_by/);
+    expectDetail(await call('alice', 'POST', '/threads/search', { select: ['messages'] }), 422, /select/);
+  });
+
+  it("takes the SDK's sort_by, sort_order and select, as the UI sends them when DeerFlow's nginx rewrites /api/langgraph to /api", async () => {
+    const tag = `o-${randomUUID().slice(0, 8)}`;
+    const first = await ok('alice', 'POST', '/threads', { metadata: { tag } });
+    const second = await ok('alice', 'POST', '/threads', { metadata: { tag } });
+    const oldestFirst = await ok('alice', 'POST', '/threads/search', { metadata: { tag }, sort_by: 'created_at', sort_order: 'asc' });
+    expect(oldestFirst.map((t: any) => t.thread_id)).toEqual([first.thread_id, second.thread_id]);
+    const selected = await ok('alice', 'POST', '/threads/search', { metadata: { tag }, sort_by: 'updated_at', sort_order: 'desc', select: ['thread_id', 'updated_at', 'values', 'metadata'] });
+    expect(selected.map((t: any) => t.thread_id)).toEqual([second.thread_id, first.thread_id]);
+    for (const row of selected) expect(Object.keys(row).sort()).toEqual(['metadata', 'thread_id', 'updated_at', 'values']);
   });
 });
 
