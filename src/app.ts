@@ -191,7 +191,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // After CORS, whose hook answers browsers' preflights (they never carry a key) on its own, and
   // after the WebSocket plugin, whose hooks close the socket of an upgrade that is refused.
   const auth = deps.auth ?? OPEN_AUTHENTICATOR;
-  registerAuth(app, auth);
+  registerAuth(app, auth, deps.customHttp?.handedOverIdentity);
   // After auth, so a request is counted against the user it authenticated as.
   if (deps.rateLimits?.config.enabled) await registerRateLimits(app, deps.rateLimits.config, deps.rateLimits.backing, deps.customHttp);
   // After auth: the gate checks the identity it set against the records a route names.

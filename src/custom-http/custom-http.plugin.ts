@@ -4,10 +4,13 @@
 // them goes back into Fastify by `inject` (in-process, streamed), so the middleware sees the
 // real response and may add headers to it. Warren's other routes are static and parametric,
 // which find-my-way always prefers to the wildcards here: they are never shadowed. Auth and
-// rate limits run on every request as on any route; the re-entry is not counted twice.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// rate limits run on every request as on any route, once: the re-entry is not counted again, and
+// acts for the identity the request authenticated as when it arrived (so credentials are checked
+// once, before the middleware; a middleware that rewrites them does not change who it acts for).
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Identity } from '../auth/identity.js';
 import type { ProjectHttp } from '../config/langgraph-json.schemas.js';
 import { notFoundResponse, type AppContext, type Continuation, type CustomApp } from './custom-app.js';
 import { addConfigurableHeaders, headerFilter, type HeaderFilter } from './configurable-headers.js';
@@ -41,6 +44,8 @@ export interface CustomHttp {
   front(scope: FastifyInstance): void;
   /** Warren's own re-entry after the app's middleware: already counted by the rate limits. */
   isReentry(request: FastifyRequest): boolean;
+  /** The identity the request this re-entry continues authenticated as; undefined for any other request. */
+  handedOverIdentity(request: FastifyRequest): Identity | undefined;
 }
 
 /** The signal that aborts when the client goes away before its answer is complete. */
@@ -59,10 +64,17 @@ export function createCustomHttp(http: ProjectHttp | undefined, app: CustomApp |
   const disabled = disabledGroups(http);
   const headers: HeaderFilter | null = http?.configurable_headers ? headerFilter(http.configurable_headers) : null;
 
-  const isReentry = (request: FastifyRequest): boolean => {
+  /** In-flight re-entries (the header names one): the identity each continues with. */
+  const handedOver = new Map<string, Identity>();
+
+  /** The handover id of a genuine re-entry (its header starts with this process's token), else null. */
+  const reentryOf = (request: FastifyRequest): string | null => {
     const given = request.headers[REENTRY_HEADER];
-    return typeof given === 'string' && given.length === token.length && timingSafeEqual(Buffer.from(given), Buffer.from(token));
+    if (typeof given !== 'string' || given.length <= token.length) return null;
+    const claimed = Buffer.from(given.slice(0, token.length));
+    return timingSafeEqual(claimed, Buffer.from(token)) ? given.slice(token.length) : null;
   };
+  const isReentry = (request: FastifyRequest): boolean => reentryOf(request) !== null;
 
   /** The request the app's middleware passed on, into Warren's own route, answered as it streams. */
   const reenter = (root: FastifyInstance, request: FastifyRequest, signal: AbortSignal): Continuation => {
@@ -70,14 +82,19 @@ export function createCustomHttp(http: ProjectHttp | undefined, app: CustomApp |
       const raw = c.req.raw;
       const url = new URL(raw.url);
       const payload = hasBody(raw.method) ? await c.req.text() : undefined;
-      const res = await root.inject({
-        method: raw.method as HTTPMethods,
-        url: `${LANGGRAPH_PREFIX}${url.pathname}${url.search}`,
-        headers: { ...nodeHeaders(raw.headers), [REENTRY_HEADER]: token, 'x-request-id': request.id },
-        remoteAddress: request.ip,
-        payloadAsStream: true,
-        ...(payload === undefined ? {} : { payload }),
-      });
+      const handover = randomUUID();
+      handedOver.set(handover, request.identity);
+      // Resolves once Warren's route has begun its answer: auth has long run by then.
+      const res = await root
+        .inject({
+          method: raw.method as HTTPMethods,
+          url: `${LANGGRAPH_PREFIX}${url.pathname}${url.search}`,
+          headers: { ...nodeHeaders(raw.headers), [REENTRY_HEADER]: `${token}${handover}`, 'x-request-id': request.id },
+          remoteAddress: request.ip,
+          payloadAsStream: true,
+          ...(payload === undefined ? {} : { payload }),
+        })
+        .finally(() => handedOver.delete(handover));
       // A client that left ends Warren's route too (a stream stops following its run).
       const stop = () => (res.raw.res as unknown as { destroy(): void }).destroy();
       if (signal.aborted) stop();
@@ -103,6 +120,10 @@ export function createCustomHttp(http: ProjectHttp | undefined, app: CustomApp |
 
   return {
     isReentry,
+    handedOverIdentity(request) {
+      const handover = reentryOf(request);
+      return handover === null ? undefined : handedOver.get(handover);
+    },
 
     async catchAll(root) {
       if (!app) return;

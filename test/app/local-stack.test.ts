@@ -4,7 +4,7 @@
 // worker hands its run back while Redis still answers, and Redis last. A taken port stops it
 // before it starts anything.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,6 +14,8 @@ import { freePort } from '../../src/cli/redis-process.js';
 import { buildDist } from '../support/cluster.js';
 import { startScriptedOpenAI } from '../support/scripted-openai.js';
 import { trackedDir } from '../support/leftovers.js';
+import { localStackEnv } from '../support/local-stack-env.js';
+import { alive, descendants, killTree } from '../support/process-tree.js';
 import { testGraphs } from '../support/stack.js';
 import { waitFor } from '../support/wait-for.js';
 
@@ -29,67 +31,26 @@ beforeAll(() => {
 }, 180_000);
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-/** Every live descendant of `pid`, from /proc. */
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // the process ended while we looked
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      out.push(c);
-      walk(c);
-    }
-  };
-  walk(pid);
-  return out;
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0];
-    return state !== 'Z';
-  } catch {
-    return false;
-  }
-};
-
 async function startLocalStack(): Promise<{ shell: ChildProcess; port: number }> {
-  const port = await freePort();
-  const redisPort = await freePort();
+  const { port, env } = await localStackEnv(home);
   // A shell in between, as npm has: it dies on SIGTERM without forwarding it.
   const shell = spawn('sh', ['-c', `"${process.execPath}" dist/src/cli/local-stack.js; true`], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REDIS_URL: `redis://127.0.0.1:${redisPort}`, WARREN_HOME: home, LOG_LEVEL: 'warn' },
+    env,
     stdio: 'ignore',
   });
   // Recorded before the wait: a start that never answers is still stopped after the test.
   started.push(shell.pid as number);
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ok`).catch(() => null))?.ok, 'the stack to answer /ok', STARTUP_WAIT);
+  // /ok answers before the API's Redis connection is up (`redis: false`): wait for both.
+  const ready = async () => ((await (await fetch(`http://127.0.0.1:${port}/ok`).catch(() => null))?.json()) as { redis?: boolean } | undefined)?.redis === true;
+  await waitFor(ready, 'the stack to answer /ok with Redis up', STARTUP_WAIT);
   return { shell, port };
 }
 
 /** Stops whatever a test left running: every process of a stack, by its own id. */
 const started: number[] = [];
 afterEach(() => {
-  for (const pid of started.splice(0)) {
-    for (const p of [pid, ...descendants(pid)]) {
-      try {
-        process.kill(p, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
+  for (const pid of started.splice(0)) killTree(pid);
 });
 
 describe('local stack', () => {
@@ -119,25 +80,14 @@ describe('local stack', () => {
     try {
       const configFile = path.join(home, 'ctrl-c.yaml');
       writeFileSync(configFile, stringify({ graphs: testGraphs('chat') }));
-      const port = await freePort();
-      const redisPort = await freePort();
+      const { port, env } = await localStackEnv(home, { WARREN_CONFIG: configFile, WARREN_TEST_OPENAI_URL: llm.url, LOG_LEVEL: 'info', LOG_FORMAT: 'json' });
       const output: string[] = [];
       const start = () => {
         // Its own process group, as a terminal gives `npm start`: the group is what Ctrl-C signals.
         const stack = spawn(process.execPath, ['dist/src/cli/local-stack.js'], {
           cwd: root,
           detached: true,
-          env: {
-            ...process.env,
-            PORT: String(port),
-            HOST: '127.0.0.1',
-            REDIS_URL: `redis://127.0.0.1:${redisPort}`,
-            WARREN_HOME: home,
-            WARREN_CONFIG: configFile,
-            WARREN_TEST_OPENAI_URL: llm.url,
-            LOG_LEVEL: 'info',
-            LOG_FORMAT: 'json',
-          },
+          env,
           stdio: ['ignore', 'pipe', 'pipe'],
         });
         started.push(stack.pid as number);

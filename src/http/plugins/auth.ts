@@ -6,7 +6,7 @@
 // onRequest hooks before it upgrades, so a refused WebSocket gets a plain 401 and never a socket.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Authenticator } from '../../auth/authenticator.js';
-import { ANONYMOUS } from '../../auth/identity.js';
+import { ANONYMOUS, type Identity } from '../../auth/identity.js';
 import { isWarrenError } from '../../errors.js';
 
 declare module 'fastify' {
@@ -16,10 +16,20 @@ declare module 'fastify' {
   }
 }
 
-export function registerAuth(app: FastifyInstance, authenticator: Authenticator): void {
+/**
+ * `handedOver`: the identity a request already authenticated as, when it is Warren's own
+ * continuation of an earlier request (a project's middleware passing a request on to Warren's
+ * routes): it is not authenticated a second time.
+ */
+export function registerAuth(app: FastifyInstance, authenticator: Authenticator, handedOver?: (request: FastifyRequest) => Identity | undefined): void {
   // Every request acts for someone; until an authenticator says otherwise, the anonymous admin.
   app.decorateRequest('identity', null as never);
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    const inherited = handedOver?.(request);
+    if (inherited) {
+      request.identity = inherited;
+      return;
+    }
     request.identity = ANONYMOUS;
     if (!authenticator.required || request.routeOptions.config.public === true) return;
     try {
