@@ -15,8 +15,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@langchain/langgraph-sdk';
+import { createElement, type FunctionComponent } from 'react';
+import { renderToString } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { collect } from '../support/sse.js';
+import { closeUiPage, openUiPage } from '../support/ui-page.js';
 
 export const LANGGRAPH_APP = fileURLToPath(new URL('../fixtures/langgraph-app/langgraph.json', import.meta.url));
 export const DEPLOYMENT_KEY = 'test-deployment-key-0123456789';
@@ -226,6 +229,19 @@ export function describeLangGraphApp(target: () => AppTarget): void {
       expect(script).toContain('forecast');
       expect(script).not.toMatch(/react-dom\.production/);
       expect(await (await fetch(`${other(0)}/ui/typed/entrypoint.js`)).text()).toBe(script);
+    });
+
+    it('renders through the SDK’s loading path: the snippet’s script puts the component where LoadExternalComponent reads it', async () => {
+      const html = await sdk(other(0))['~ui'].getComponent('typed', 'forecast');
+      const page = await openUiPage();
+      try {
+        const { scriptUrl, comp } = await page.mount(html);
+        expect(scriptUrl).toBe(`${other(0)}/api/langgraph/ui/typed/entrypoint.js`);
+        const props = { city: 'Lyon', forecast: { degrees: 70, unit: 'fahrenheit', summary: 'sunny in Lyon' } };
+        expect(renderToString(createElement(comp as FunctionComponent<typeof props>, props))).toBe('<p class="forecast">Lyon<!-- -->: <!-- -->70<!-- -->°F</p>');
+      } finally {
+        closeUiPage();
+      }
     });
 
     it('refuses a component the file does not export with 404 {detail}', async () => {

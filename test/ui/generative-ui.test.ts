@@ -5,7 +5,6 @@
 // script's `render` into LoadExternalComponent's store) ending in the component's HTML.
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createContext, runInContext } from 'node:vm';
 import { Client } from '@langchain/langgraph-sdk';
 import { createElement, type FunctionComponent } from 'react';
 import { renderToString } from 'react-dom/server';
@@ -13,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiServer, type ApiServer } from '../../src/api-server.js';
 import { loadAppConfig } from '../../src/config/load-config.js';
 import { startStack, type Stack } from '../support/stack.js';
+import { closeUiPage, openUiPage, type UiPage } from '../support/ui-page.js';
 
 const PROJECT = fileURLToPath(new URL('../fixtures/langgraph-ui/langgraph.json', import.meta.url));
 
@@ -20,15 +20,12 @@ let stack: Stack;
 let second: ApiServer;
 /** http://127.0.0.1:<port> of each API replica. */
 let replicas: string[];
-/** The page's `window`, where the SDK's react-ui module installs its component store and `require`. */
-const page: Record<PropertyKey, unknown> = {};
-let reactUi: typeof import('@langchain/langgraph-sdk/react-ui');
+let page: UiPage;
 
 beforeAll(async () => {
   // Loaded before the stack: the API and the workers share this process, and a module this size
   // loading while requests are in flight holds their Redis replies up.
-  (globalThis as { window?: unknown }).window = page;
-  reactUi = await import('@langchain/langgraph-sdk/react-ui');
+  page = await openUiPage();
   stack = await startStack({ config: { langgraph_json: PROJECT }, workers: 2 });
   // The second replica reads the same files, and bundles them for itself.
   second = await createApiServer({ env: { ...stack.env, instanceId: 'test-api-2' }, loaded: loadAppConfig({ WARREN_CONFIG: path.join(stack.home, 'config.yaml') }) });
@@ -40,7 +37,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await second?.close();
   await stack?.close();
-  delete (globalThis as { window?: unknown }).window;
+  closeUiPage();
 });
 
 const postUi = (base: string, graph: string, body: unknown) =>
@@ -133,10 +130,9 @@ describe('GET /ui/{graph}/{file}', () => {
   });
 });
 
-/** What LoadExternalComponent does in the browser, in a VM context standing in for the page. */
 describe("the SDK's loading path through /api/langgraph", () => {
   it('renders the UI message a run pushed: getComponent on one replica, the script from the other', async () => {
-    reactUi.experimental_loadShare('warren-fixture-shared', { formatCity: (city: string) => `City of ${city}` });
+    page.reactUi.experimental_loadShare('warren-fixture-shared', { formatCity: (city: string) => `City of ${city}` });
 
     const [one, two] = replicas.map((base) => new Client({ apiUrl: `${base}/api/langgraph` })) as [Client, Client];
     const { thread_id: threadId } = await one.threads.create();
@@ -146,30 +142,10 @@ describe("the SDK's loading path through /api/langgraph", () => {
     expect(message).toMatchObject({ name: 'weather', props: { city: 'Paris', degrees: 21 } });
 
     const html = await two['~ui'].getComponent('agent', message?.name as string);
-    const shadowRootId = 'child-shadow-r1';
-    const filled = html.replace('{{shadowRootId}}', shadowRootId);
-    const scriptUrl = /<script src="([^"]+)"/.exec(filled)?.[1] as string;
-    const onload = /onload='([^']+)'/.exec(filled)?.[1] as string;
+    const { scriptUrl, comp, rendered } = await page.mount(html);
     expect(scriptUrl).toBe(`${replicas[1]}/api/langgraph/ui/agent/entrypoint.js`);
-
-    const rendered: unknown[] = [];
-    const context = createContext({
-      window: page,
-      document: {
-        getElementById: (id: string) => (id === shadowRootId ? { shadowRoot: { appendChild: (el: unknown) => rendered.push(el) } } : null),
-        createElement: (tag: string) => ({ tagName: tag.toUpperCase() }),
-      },
-    });
-    // The bundle's `require` is the page's, looked up on its global object.
-    Object.defineProperty(context, Symbol.for('LGUI_REQUIRE'), { value: page[Symbol.for('LGUI_REQUIRE')] });
-    runInContext(await (await fetch(scriptUrl)).text(), context);
-    runInContext(onload, context);
-
     expect(rendered).toHaveLength(1);
-    const store = page[Symbol.for('LGUI_EXT_STORE')] as { getBoundStore(id: string): { getSnapshot(): { comp: FunctionComponent; target: unknown } | undefined } };
-    const snapshot = store.getBoundStore(shadowRootId).getSnapshot();
-    expect(snapshot?.target).toBe(rendered[0]);
-    const markup = renderToString(createElement(snapshot?.comp as FunctionComponent, message?.props));
+    const markup = renderToString(createElement(comp as FunctionComponent<Record<string, unknown>>, message?.props));
     expect(markup).toBe('<div class="weather-card">City of Paris<!-- -->: <!-- -->21<!-- -->°C</div>');
   });
 });
