@@ -1,5 +1,5 @@
 // `npm run e2e:deerflow [-- --deerflow-dir DIR] [--deerflow-git DIR] [--rebuild] [--only a,b] [--screenshots DIR] [--verbose] [--accounts] [--deerflow-nginx]`
-// `--accounts`: Warren's accounts on and DeerFlow's sign-in with them: set-up, chat, sign out (issue #31).
+// `--accounts`: Warren's accounts on and DeerFlow's sign-in with them: set-up, sign out, sign in, chat, Settings › Channels, sign out (issue #31).
 // `--deerflow-nginx`: the proxy rewrites /api/langgraph/* to /api/* as DeerFlow's own nginx does, so
 // the UI's LangGraph calls go to Warren's DeerFlow twins.
 // DeerFlow's own web UI, built from bytedance/deer-flow at f1f4af99b, in front of Warren (a real

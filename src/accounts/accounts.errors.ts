@@ -35,3 +35,34 @@ export class LoginThrottledError extends LoginThrottled {
     super(message);
   }
 }
+
+/**
+ * DeerFlow's auth error codes (its `AuthErrorCode`) for the Warren causes it answers with one. On
+ * `/api/v1/auth` these answer `{detail: {code, message}}`, DeerFlow's body, which its UI parses
+ * (`parseAuthError`) and branches on (a second `initialize` sends the browser to /login); the
+ * message is Warren's sentence. Causes DeerFlow answers with a plain string (throttling, a
+ * cross-site sign-in, an unknown provider, a weak password) stay `{detail: "…"}` as there.
+ */
+const DEERFLOW_AUTH_CODES: Readonly<Record<string, string>> = {
+  WARREN_INVALID_CREDENTIALS: 'invalid_credentials',
+  // DeerFlow refuses a wrong current password, an OAuth account's change and a change with auth off as invalid_credentials.
+  WARREN_PASSWORD_CHANGE_REFUSED: 'invalid_credentials',
+  WARREN_ACCOUNTS_OFF: 'invalid_credentials',
+  WARREN_EMAIL_TAKEN: 'email_already_exists',
+  WARREN_ALREADY_INITIALIZED: 'system_already_initialized',
+  WARREN_REGISTRATION_CLOSED: 'registration_disabled',
+  // The auth gate's refusals of `me` and `change-password`, as DeerFlow's get_current_user answers them.
+  WARREN_CREDENTIALS_MISSING: 'not_authenticated',
+  WARREN_SESSION_EXPIRED: 'token_expired',
+  WARREN_TOKEN_EXPIRED: 'token_expired',
+  WARREN_SESSION_INVALID: 'token_invalid',
+  WARREN_TOKEN_INVALID: 'token_invalid',
+  WARREN_API_KEY_INVALID: 'token_invalid',
+  WARREN_API_KEY_NOT_ACCEPTED: 'token_invalid',
+};
+
+/** `detail` on /api/v1/auth: DeerFlow's `{code, message}` where DeerFlow has a code for the cause, else Warren's sentence. */
+export function deerflowAuthDetail(err: Error, sentence: string): unknown {
+  const code = 'code' in err && typeof err.code === 'string' ? DEERFLOW_AUTH_CODES[err.code] : undefined;
+  return code === undefined ? sentence : { code, message: sentence };
+}

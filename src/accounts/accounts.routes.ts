@@ -4,7 +4,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestOrigins } from '../auth/request-origin.js';
-import { LoginThrottledError } from './accounts.errors.js';
+import { createErrorHandler } from '../http/error-handler.js';
+import { deerflowAuthDetail, LoginThrottledError } from './accounts.errors.js';
 import {
   ChangePasswordBodySchema,
   LoginBodySchema,
@@ -34,6 +35,9 @@ const open = { public: true } as const;
 const FORM_LIMIT_BYTES = 16 * 1024;
 
 export async function accountsRoutes(app: FastifyInstance, { accounts, oidc, origins }: AccountsRoutesOptions): Promise<void> {
+  // DeerFlow's UI reads `{detail: {code, message}}` here (the auth gate's 401s included: a hook's
+  // error goes to its route's scope); everywhere else the body stays `{detail: "…"}`.
+  app.setErrorHandler(createErrorHandler(deerflowAuthDetail));
   // DeerFlow's UI posts `login/local` as a form (OAuth2's password form); only this scope reads forms.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_LIMIT_BYTES }, (_request, body, done) => {
     done(null, Object.fromEntries(new URLSearchParams(body as string)));

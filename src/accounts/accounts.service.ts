@@ -126,20 +126,15 @@ export function createAccountsService({ config, store, sessions }: AccountsServi
         { kind: 'address', value: facts.clientAddress },
         { kind: 'account', value: email },
       ];
-      const counts = await store.failures(counters);
-      const locked = counts.filter((c) => c.count >= config.login_attempts);
-      if (locked.length > 0) {
-        const wait = Math.max(1, ...locked.map((c) => c.ttlSeconds));
-        throw new LoginThrottledError(`Too many failed sign-ins. Try again in ${wait} s.`, wait);
-      }
+      // Counted before the password is checked, in one step with the check (a Lua script): a
+      // burst of guesses in flight on every replica still gets `login_attempts` checks, no more.
+      const wait = await store.countAttempt(counters, config.login_attempts, config.lockout_seconds);
+      if (wait !== null) throw new LoginThrottledError(`Too many failed sign-ins. Try again in ${wait} s.`, wait);
       const id = await store.idByEmail(email);
       const account = id === null ? null : await store.get(id);
       // A missing account costs the same hashing as a wrong password: timing does not say which.
       const matches = await verifyPassword(body.password, account?.password_hash ?? null);
-      if (!account || !matches) {
-        await store.recordFailure(counters, config.lockout_seconds);
-        throw new InvalidCredentialsError('Incorrect email or password.');
-      }
+      if (!account || !matches) throw new InvalidCredentialsError('Incorrect email or password.');
       await store.clearFailures(counters);
       const cookies = await startSession(account, facts, remembered(body.remember_me));
       return { body: { expires_in: config.session_days * 86_400, needs_setup: false }, cookies };

@@ -124,12 +124,13 @@ export function createOidcSignIn({ config, store, startSession }: OidcSignInDeps
     return answer.id_token;
   };
 
-  /** The account the verified claims sign in as: the one linked to the subject, else a new one (a `user`). */
-  const accountFor = async (id: string, claims: JWTPayload): Promise<AccountRecord | 'email_taken'> => {
+  /** The account the verified claims sign in as: the one linked to the subject, else a new one (a `user`) if the provider allows. */
+  const accountFor = async (id: string, provider: OidcProviderConfig, claims: JWTPayload): Promise<AccountRecord | 'email_taken' | 'not_allowed'> => {
     const subject = claims.sub as string;
     const linked = await store.idByOAuth(id, subject);
     const existing = linked === null ? null : await store.get(linked);
     if (existing) return existing;
+    if (provider.auto_create_users === false) return 'not_allowed';
     const email = typeof claims.email === 'string' && claims.email.includes('@') ? claims.email.trim().toLowerCase() : `${createHash('sha256').update(subject).digest('hex').slice(0, 24)}@${id}.oidc.warren.local`;
     const account: AccountRecord = { id: randomUUID(), email, role: 'user', created_at: new Date().toISOString(), password_hash: null, oauth_provider: id, oauth_subject: subject };
     const outcome = await store.create(account);
@@ -190,8 +191,9 @@ export function createOidcSignIn({ config, store, startSession }: OidcSignInDeps
         return loginError('sso_failed'); // An ID token that does not verify signs nobody in; the reason stays with the provider.
       }
       if (claims.nonce !== pending.nonce || typeof claims.sub !== 'string' || claims.sub === '') return loginError('sso_failed');
-      const account = await accountFor(id, claims);
+      const account = await accountFor(id, provider, claims);
       if (account === 'email_taken') return loginError('sso_account_exists');
+      if (account === 'not_allowed') return loginError('sso_not_allowed');
       const cookies = await startSession(account, facts, pending.remember);
       return { location: `${config.frontend_url ?? ''}/auth/callback?next=${encodeURIComponent(pending.next)}`, cookies: [...cookies, oidcStateCookie('', facts.https, 0)] };
     },

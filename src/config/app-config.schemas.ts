@@ -317,6 +317,13 @@ export const OidcProviderConfigSchema = Type.Object(
     redirect_uri: Type.Optional(Type.String({ pattern: '^https?://' })),
     /** Budget of one call to the issuer (discovery, keys, token); default 10. */
     fetch_timeout_seconds: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    /**
+     * Whether a person this provider signs in for the first time gets a new account (DeerFlow's
+     * per-provider switch of the same name; default true). Off, only an account already linked
+     * to the provider's subject signs in; others land on `/login?error=sso_not_allowed`. Local
+     * `self_registration` does not govern it: the provider decides who may sign in.
+     */
+    auto_create_users: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );

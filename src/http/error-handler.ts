@@ -1,4 +1,5 @@
-// The one error path. Every error becomes `{detail: string}`; 5xx bodies are generic and the
+// The one error path. Every error becomes `{detail: string}` (a route scope that speaks another
+// API's error shape may pass a DetailShaper to wrap that sentence); 5xx bodies are generic and the
 // full error goes to the request's log only, except a Warren error's other than a 500 (507: the
 // disk is full; 503: retry), whose message is written for clients. A Warren 500 (an internal
 // invariant, a corrupt record) is a fault like any other: its message is for the log. A custom
@@ -66,7 +67,20 @@ function validationDetail(err: FastifyError, request: FastifyRequest): string {
 /** Whether the client is told the error's message: a Warren error's, but for a Warren 500 (its message is for the log). */
 const writtenForClients = (err: Error, status: number): boolean => isWarrenError(err) && (status !== 500 || err instanceof HttpStatusError);
 
-export function errorHandler(raw: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+/**
+ * What a scope answers as `detail` for a client error, given the error and Warren's sentence for
+ * it: DeerFlow's `/api/v1/auth` wraps some as `{code, message}`. The sentence is always kept.
+ */
+export type DetailShaper = (err: Error, sentence: string) => unknown;
+
+const plainSentence: DetailShaper = (_err, sentence) => sentence;
+
+/** The error handler, with `shape` deciding the `detail` of the 4xx (and client-facing 5xx) it answers. */
+export function createErrorHandler(shape: DetailShaper = plainSentence) {
+  return (raw: FastifyError, request: FastifyRequest, reply: FastifyReply): void => answerError(raw, request, reply, shape);
+}
+
+function answerError(raw: FastifyError, request: FastifyRequest, reply: FastifyReply, shape: DetailShaper): void {
   // A full disk that no write site named (a folder being created, say) still gets its 507.
   // A Redis outage is a 503 the client may retry, never a 500.
   const err = asUnavailableError(asStorageError(raw, { what: 'a file for this request' }));
@@ -82,7 +96,7 @@ export function errorHandler(raw: FastifyError, request: FastifyRequest, reply: 
     const detail = 'validation' in err && err.validation ? validationDetail(err, request) : err.message || 'Bad request';
     // A custom auth module's HTTPException brings its own headers (WWW-Authenticate, say).
     if (err instanceof HttpStatusError) void reply.headers(err.headers);
-    void reply.code(status).send({ detail });
+    void reply.code(status).send({ detail: shape(err, detail) });
   } catch (inner) {
     request.log.error({ err: inner }, 'error handler failed');
     reply.raw.statusCode = 500;
@@ -96,6 +110,6 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): v
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
-  app.setErrorHandler(errorHandler);
+  app.setErrorHandler(createErrorHandler());
   app.setNotFoundHandler(notFoundHandler);
 }

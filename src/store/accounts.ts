@@ -1,4 +1,4 @@
-// People's accounts, their sessions, failed sign-ins and OIDC sign-ins under way, in Redis so
+// People's accounts, their sessions, sign-in attempts and OIDC sign-ins under way, in Redis so
 // every API replica sees the same ones at once. Storage only: hashing, rules and tokens live in
 // src/accounts/ and src/auth/sessions.ts.
 import { keys } from './keys.js';
@@ -45,10 +45,13 @@ export interface AccountStore {
   /** The account's role when the session is live, else null: one round trip, asked on every request. */
   sessionRole(accountId: string, sessionId: string, now: number): Promise<AccountRole | null>;
 
-  /** Failed sign-ins so far, and how long until they are forgotten (s), for each key given. */
-  failures(counters: readonly FailureCounter[]): Promise<{ count: number; ttlSeconds: number }[]>;
-  /** Counts one failed sign-in on each counter; each is forgotten `windowSeconds` after its last failure. */
-  recordFailure(counters: readonly FailureCounter[], windowSeconds: number): Promise<void>;
+  /**
+   * Counts a sign-in attempt on every counter at once, unless one has reached `limit`: null when
+   * counted (the attempt may go on), else the seconds until the lock ends. Each counter is
+   * forgotten `windowSeconds` after the last attempt it counted.
+   */
+  countAttempt(counters: readonly FailureCounter[], limit: number, windowSeconds: number): Promise<number | null>;
+  /** After a successful sign-in: its counters start again from nothing. */
   clearFailures(counters: readonly FailureCounter[]): Promise<void>;
 
   /** Keeps an OIDC sign-in under way for `ttlSeconds`. */
@@ -97,6 +100,7 @@ const sessionsTtl = (session: NewSession, now: number) => Math.max(1, Math.ceil(
 export function createAccountStore(redis: RedisClient, scripts: Record<string, ScriptCaller>): AccountStore {
   const createAccount = requireScript(scripts, 'createAccount');
   const changeAccountPassword = requireScript(scripts, 'changeAccountPassword');
+  const countLoginAttempt = requireScript(scripts, 'countLoginAttempt');
   const counterKey = (c: FailureCounter) => keys.loginFailures(c.kind, c.value);
 
   return {
@@ -154,18 +158,9 @@ export function createAccountStore(redis: RedisClient, scripts: Record<string, S
       return role;
     },
 
-    async failures(counters) {
-      const pipeline = redis.pipeline();
-      for (const c of counters) pipeline.get(counterKey(c)).ttl(counterKey(c));
-      const replies = (await pipeline.exec()) ?? [];
-      const failed = replies.find(([err]) => err);
-      if (failed?.[0]) throw failed[0];
-      return counters.map((_, i) => ({ count: Number(replies[2 * i]?.[1] ?? 0) || 0, ttlSeconds: Math.max(0, Number(replies[2 * i + 1]?.[1] ?? 0)) }));
-    },
-    async recordFailure(counters, windowSeconds) {
-      const multi = redis.multi();
-      for (const c of counters) multi.incr(counterKey(c)).expire(counterKey(c), windowSeconds);
-      await multi.exec();
+    async countAttempt(counters, limit, windowSeconds) {
+      const wait = Number(await countLoginAttempt(counters.map(counterKey), [limit, windowSeconds]));
+      return wait > 0 ? wait : null;
     },
     async clearFailures(counters) {
       if (counters.length > 0) await redis.del(...counters.map(counterKey));

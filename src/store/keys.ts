@@ -232,7 +232,7 @@ export const keys = {
   accountsAdmin: () => `${KEY_PREFIX}:{accounts}:first-admin`,
   /** Sorted set: the account's live session ids, scored by when each expires (ms). */
   accountSessions: (accountId: string) => `${KEY_PREFIX}:{accounts}:sessions:${accountId}`,
-  /** String (a count, with the lockout as TTL): failed sign-ins from one client address or for one account. */
+  /** String (a count, with the lockout as TTL): sign-in attempts since the last success, from one client address or for one account (count-login-attempt-n.lua). */
   loginFailures: (kind: 'address' | 'account', value: string) => `${KEY_PREFIX}:{accounts}:login-failures:${kind}:${value}`,
   /** String (JSON, short TTL): an OIDC sign-in under way, by its `state`: provider, PKCE verifier, nonce, where to go. */
   oidcSignIn: (state: string) => `${KEY_PREFIX}:{accounts}:oidc-state:${state}`,

@@ -47,7 +47,7 @@ describe('accounts off (the default)', () => {
     for (const route of ['/login/local', '/register', '/initialize']) {
       const answer = await call(stack.url, 'POST', route, { body: route === '/login/local' ? { username: body.email, password: body.password } : body });
       expect(answer.status, route).toBe(400);
-      expect(answer.body.detail).toMatch(/Accounts are off/);
+      expect(answer.body.detail).toEqual({ code: 'invalid_credentials', message: expect.stringMatching(/Accounts are off/) });
     }
     const change = await call(stack.url, 'POST', '/change-password', { body: { current_password: 'x', new_password: 'correct horse battery' } });
     expect(change.status).toBe(400);
@@ -80,7 +80,7 @@ describe('accounts on', () => {
     it('refuses register with 403', async () => {
       const answer = await call(stack.urls[0] as string, 'POST', '/register', { body: { email: 'new@example.com', password: 'a long enough passphrase' } });
       expect(answer.status).toBe(403);
-      expect(answer.body.detail).toMatch(/Self-registration is disabled/);
+      expect(answer.body.detail).toEqual({ code: 'registration_disabled', message: expect.stringMatching(/Self-registration is disabled/) });
       expect((await call(stack.urls[1] as string, 'GET', '/setup-status')).body).toEqual({ needs_setup: true, registration_enabled: false });
     });
 

@@ -126,7 +126,8 @@ describe('first-run set-up', () => {
     expect((await call(B, 'GET', '/api/v1/auth/setup-status')).body).toEqual({ needs_setup: false, registration_enabled: true });
     const again = await call(B, 'POST', '/api/v1/auth/initialize', { body: { email: 'other@example.com', password: 'another admin passphrase' } });
     expect(again.status).toBe(409);
-    expect(again.body.detail).toMatch(/already initialized/);
+    // DeerFlow's body, which its set-up page reads to send the browser to /login.
+    expect(again.body).toEqual({ detail: { code: 'system_already_initialized', message: expect.stringMatching(/already initialized/) } });
   });
 
   it('marks the cookies Secure when a trusted proxy says the browser came over HTTPS', async () => {
@@ -221,11 +222,11 @@ describe('a session on both replicas', () => {
     const forgedToken = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(me).setIssuer('warren').setAudience('warren-session').setExpirationTime('1h').sign(new TextEncoder().encode('not-the-secret-not-the-secret-not-the-secret'));
     const forged = await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${forgedToken}` } });
     expect(forged.status).toBe(401);
-    expect(forged.body.detail).toMatch(/invalid/);
+    expect(forged.body.detail).toEqual({ code: 'token_invalid', message: expect.stringMatching(/invalid/) });
     const expiredToken = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(me).setIssuer('warren').setAudience('warren-session').setIssuedAt(1_700_000_000).setExpirationTime(1_700_000_060).sign(new TextEncoder().encode(SECRET));
     const expired = await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${expiredToken}` } });
     expect(expired.status).toBe(401);
-    expect(expired.body.detail).toMatch(/expired/);
+    expect(expired.body.detail).toEqual({ code: 'token_expired', message: expect.stringMatching(/expired/) });
     // Signed with the real key but naming no live session: refused too.
     const unknown = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setSubject(me).setIssuer('warren').setAudience('warren-session').setExpirationTime('1h').sign(new TextEncoder().encode(SECRET));
     expect((await call(A, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${unknown}` } })).status).toBe(401);
@@ -237,6 +238,25 @@ describe('a session on both replicas', () => {
     expect((await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${header}.${swapped}.${signature}` } })).status).toBe(401);
     const none = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
     expect((await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: `access_token=${none}.${swapped}.` } })).status).toBe(401);
+  });
+});
+
+describe("DeerFlow's error body on /api/v1/auth", () => {
+  const coded = (code: string) => ({ detail: { code, message: expect.stringMatching(/\w+ \w+/) } });
+
+  it('answers {detail: {code, message}} where DeerFlow names a code (the message is our sentence), {detail: "…"} elsewhere', async () => {
+    expect(await call(A, 'GET', '/api/v1/auth/me')).toMatchObject({ status: 401, body: coded('not_authenticated') });
+    const email = `frank-${randomUUID().slice(0, 8)}@example.com`;
+    expect((await call(B, 'POST', '/api/v1/auth/register', { body: { email, password: 'frank passphrase' } })).status).toBe(201);
+    expect(await call(A, 'POST', '/api/v1/auth/register', { body: { email, password: 'frank passphrase' } })).toMatchObject({ status: 400, body: coded('email_already_exists') });
+    expect((await signIn(A, email, 'not frank at all', '10.5.0.1')).answer).toMatchObject({ status: 401, body: coded('invalid_credentials') });
+    expect(await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: 'access_token=garbage' } })).toMatchObject({ status: 401, body: coded('token_invalid') });
+    // Causes DeerFlow answers with a string stay one: a value it refuses, a sign-in from another site.
+    const weak = await call(A, 'POST', '/api/v1/auth/register', { body: { email: `g-${email}`, password: 'password123' } });
+    expect(weak).toMatchObject({ status: 422, body: { detail: expect.stringMatching(/too common/) } });
+    expect((await call(A, 'POST', '/api/v1/auth/login/local', { form: { username: email, password: 'frank passphrase' }, headers: { origin: 'https://evil.example' } })).body.detail).toEqual(expect.any(String));
+    // Outside /api/v1/auth the same refusal is Warren's plain {detail}.
+    expect(await call(B, 'POST', '/api/langgraph/threads/search', { body: {} })).toMatchObject({ status: 401, body: { detail: expect.stringMatching(/\w+ \w+/) } });
   });
 });
 
@@ -264,7 +284,7 @@ describe('ending sessions', () => {
     expect(laptop.values.has('access_token')).toBe(false);
     const replay = await call(B, 'GET', '/api/v1/auth/me', { headers: { cookie: stolen } });
     expect(replay.status).toBe(401);
-    expect(replay.body.detail).toMatch(/session has ended/);
+    expect(replay.body.detail).toEqual({ code: 'token_invalid', message: expect.stringMatching(/session has ended/) });
     expect((await call(A, 'GET', '/api/v1/auth/me', { jar: phone })).status).toBe(200);
   });
 
@@ -275,7 +295,7 @@ describe('ending sessions', () => {
     const elsewhere = (await signIn(B, email, 'dave passphrase')).jar;
     const wrong = await call(B, 'POST', '/api/v1/auth/change-password', { jar: here, body: { current_password: 'not it at all', new_password: 'dave new passphrase' } });
     expect(wrong.status).toBe(400);
-    expect(wrong.body.detail).toMatch(/Current password is incorrect/);
+    expect(wrong.body.detail).toEqual({ code: 'invalid_credentials', message: expect.stringMatching(/Current password is incorrect/) });
     // Without the CSRF header the change is refused before anything is looked at.
     expect((await call(B, 'POST', '/api/v1/auth/change-password', { jar: here, noCsrf: true, body: { current_password: 'dave passphrase', new_password: 'dave new passphrase' } })).status).toBe(403);
     const changed = await call(B, 'POST', '/api/v1/auth/change-password', { jar: here, body: { current_password: 'dave passphrase', new_password: 'dave new passphrase', new_email: `new-${email}` } });
@@ -297,6 +317,17 @@ describe('sign-in throttling', () => {
     expect(locked.answer.status).toBe(429);
     expect(Number(locked.answer.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(locked.answer.body.detail).toMatch(/Too many failed sign-ins/);
+  });
+
+  it('lets a burst of parallel guesses on both replicas through exactly the limit (3): the rest are 429', async () => {
+    const email = `gina-${randomUUID().slice(0, 8)}@example.com`;
+    await call(B, 'POST', '/api/v1/auth/register', { body: { email, password: 'gina passphrase' } });
+    // All in flight at once, from one address: each check-and-count is one script, so none slips past.
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => signIn(i % 2 ? A : B, email, `wrong guess ${i}`, '10.6.0.1')));
+    const statuses = answers.map((a) => a.answer.status).sort();
+    expect(statuses).toEqual([...Array(3).fill(401), ...Array(9).fill(429)]);
+    // The right password is refused too until the lock ends.
+    expect((await signIn(A, email, 'gina passphrase', '10.6.0.2')).answer.status).toBe(429);
   });
 
   it('counts one address across accounts and replicas (X-Real-IP from a trusted proxy)', async () => {

@@ -2,7 +2,9 @@
 // test (test/support/fake-oidc.ts), on 2 API replicas: the sign-in starts on one replica and
 // comes back to the other (the state lives in Redis), the code is exchanged with PKCE, the ID
 // token verified, an account made and signed in; a callback this browser did not start, a
-// replayed one and a provider's error are refused.
+// replayed one and a provider's error are refused. As in DeerFlow, a provider's
+// `auto_create_users` (default on) decides whether a first sign-in makes an account, whatever
+// local `self_registration` says (off here).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOidc, type FakeOidc } from '../support/fake-oidc.js';
@@ -24,7 +26,10 @@ beforeAll(async () => {
         accounts: {
           enabled: true,
           frontend_url: 'http://ui.example',
-          oidc: { local: { display_name: 'Local IdP', issuer: issuer.issuer, client_id: issuer.clientId, client_secret: issuer.clientSecret } },
+          oidc: {
+            local: { display_name: 'Local IdP', issuer: issuer.issuer, client_id: issuer.clientId, client_secret: issuer.clientSecret },
+            closed: { display_name: 'Invited only', issuer: issuer.issuer, client_id: issuer.clientId, client_secret: issuer.clientSecret, auto_create_users: false },
+          },
         },
       },
     },
@@ -45,8 +50,8 @@ const cookiesOf = (res: Response): Map<string, string> =>
   }));
 
 /** The browser's walk up to the provider's answer: start on `start`, follow the provider's redirect; the callback URL and the state cookie. */
-async function toCallback(start: string, next = '/workspace/chats/new') {
-  const begun = await fetch(`${start}/api/v1/auth/oauth/local?next=${encodeURIComponent(next)}&remember_me=true`, { redirect: 'manual' });
+async function toCallback(start: string, next = '/workspace/chats/new', provider = 'local') {
+  const begun = await fetch(`${start}/api/v1/auth/oauth/${provider}?next=${encodeURIComponent(next)}&remember_me=true`, { redirect: 'manual' });
   expect(begun.status).toBe(302);
   const stateCookie = begun.headers.getSetCookie().find((c) => c.startsWith('warren_oidc_state='));
   expect(stateCookie).toMatch(/Path=\/api\/v1\/auth\/callback/);
@@ -60,7 +65,12 @@ async function toCallback(start: string, next = '/workspace/chats/new') {
 
 describe('OIDC sign-in', () => {
   it('lists the provider', async () => {
-    expect(await (await fetch(`${A}/api/v1/auth/providers`)).json()).toEqual({ providers: [{ id: 'local', display_name: 'Local IdP', type: 'oidc' }] });
+    expect(await (await fetch(`${A}/api/v1/auth/providers`)).json()).toEqual({
+      providers: [
+        { id: 'local', display_name: 'Local IdP', type: 'oidc' },
+        { id: 'closed', display_name: 'Invited only', type: 'oidc' },
+      ],
+    });
   });
 
   it('starts on one replica, finishes on the other, and signs the person in as a new account', async () => {
@@ -108,5 +118,26 @@ describe('OIDC sign-in', () => {
     const done = await fetch(`${A}${callback.pathname}${callback.search}`, { redirect: 'manual', headers: { cookie } });
     expect(done.headers.get('location')).toBe('http://ui.example/auth/callback?next=%2Fworkspace');
     expect((await fetch(`${A}/api/v1/auth/oauth/nope`, { redirect: 'manual' })).status).toBe(404);
+  });
+});
+
+describe('OIDC sign-in with auto_create_users off', () => {
+  it('signs nobody new in (no account, no cookie): the browser lands on /login?error=sso_not_allowed', async () => {
+    issuer.person = { sub: `newcomer-${randomUUID()}`, email: 'newcomer@example.com' };
+    const { callback, cookie } = await toCallback(A, '/workspace', 'closed');
+    const done = await fetch(`${B}${callback.pathname}${callback.search}`, { redirect: 'manual', headers: { cookie } });
+    expect(done.status).toBe(302);
+    expect(done.headers.get('location')).toBe('http://ui.example/login?error=sso_not_allowed');
+    expect(cookiesOf(done).get('access_token')).toBeUndefined();
+    // The same person through the provider that makes accounts signs in: had `closed` made an account, its email would be taken (sso_account_exists).
+    const open = await toCallback(B);
+    const made = await fetch(`${A}${open.callback.pathname}${open.callback.search}`, { redirect: 'manual', headers: { cookie: open.cookie } });
+    const me = (await (await fetch(`${B}/api/v1/auth/me`, { headers: { cookie: `access_token=${cookiesOf(made).get('access_token')}` } })).json()) as { email: string; oauth_provider: string };
+    expect(me).toMatchObject({ email: 'newcomer@example.com', oauth_provider: 'local' });
+  });
+
+  it('refuses to start when the switch is not a boolean, naming it', async () => {
+    const oidc = { odd: { display_name: 'Odd', issuer: issuer.issuer, client_id: issuer.clientId, auto_create_users: 'no' } };
+    await expect(startReplicas({ apis: 1, workers: 0, config: { auth: { accounts: { enabled: true, oidc } } }, env: { sessionSecret: `test-session-secret-${randomUUID()}` } })).rejects.toThrow(/auto_create_users/);
   });
 });

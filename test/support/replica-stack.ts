@@ -26,7 +26,6 @@ export async function startReplicas(options: { apis: number; workers: number; co
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify(options.config));
   const env = testEnv(home, options.env);
-  const loaded = loadAppConfig({ WARREN_CONFIG: configFile });
   const apis: ApiServer[] = [];
   const workers: WorkerProcess[] = [];
   const urls: string[] = [];
@@ -36,6 +35,8 @@ export async function startReplicas(options: { apis: number; workers: number; co
     rmSync(home, { recursive: true, force: true });
   };
   try {
+    // Inside the try: a config the test means to be refused still leaves no folder behind.
+    const loaded = loadAppConfig({ WARREN_CONFIG: configFile });
     for (let i = 0; i < options.apis; i++) {
       const api = await createApiServer({ env: { ...env, instanceId: `api-${i}` }, loaded });
       apis.push(api);

@@ -396,31 +396,75 @@ export const STEPS: Step[] = [
 ];
 
 /** The walk with Warren's accounts on (issue #31): first-run set-up, a chat as that person, sign out. */
+const ADMIN = { email: 'admin@example.com', password: 'an admin passphrase' };
+
+const SIGN_OUT: Step = {
+  name: 'Sign out',
+  // After signing out, the UI's own probes of the session answer 401.
+  expected: [{ path: /^\/api\/v1\/auth\/me$/, status: 401 }],
+  async run(page) {
+    await page.goto('/workspace/chats/new?settings=account');
+    const dialog = await visible(page.getByRole('dialog'), 'the settings dialog');
+    await (await visible(dialog.getByRole('button', { name: 'Sign Out' }), 'the Sign Out button')).click();
+    await page.waitForURL((url) => !url.pathname.startsWith('/workspace'), { timeout: SHORT });
+    await page.goto('/workspace');
+    await page.waitForURL(/\/login/, { timeout: SHORT });
+  },
+};
+
+/**
+ * Settings › Channels as the signed-in admin (issue #31): the page lists Warren's platforms with
+ * the session's cookie (no 401, no "unavailable"). With no platform configured the UI shows no
+ * connect code (its Connect asks for the platform's credentials first, `providerNeedsRuntimeConfig`),
+ * so the step checks that: Telegram says "Not configured" and Connect opens the admin's
+ * credentials dialog.
+ */
+const CHANNELS_SIGNED_IN: Step = {
+  ...settingsStep('channels'),
+  name: 'Settings › Channels (signed in)',
+  async run(page, state) {
+    await settingsStep('channels').run(page, state);
+    const dialog = page.getByRole('dialog').first();
+    const telegram = dialog.locator("[data-slot='item']").filter({ hasText: 'Telegram' });
+    await visible(telegram.getByText('Not configured'), 'Telegram marked "Not configured"');
+    await (await visible(telegram.getByRole('button', { name: 'Connect' }), "Telegram's Connect button")).click();
+    const setup = await visible(page.getByRole('dialog', { name: 'Connect Telegram' }), 'the "Connect Telegram" credentials dialog');
+    await visible(setup.getByText('Bot token'), 'the Bot token field');
+    await page.keyboard.press('Escape');
+  },
+};
+
+/** Issue #31's walk with DeerFlow's sign-in on: set-up, sign out, sign in, chat, Settings › Channels, sign out. */
 export const SIGN_IN_STEPS: Step[] = [
   {
     name: 'Set-up (first admin account)',
     async run(page) {
       await page.goto('/workspace');
       await page.waitForURL(/\/setup/, { timeout: SHORT });
-      await (await visible(page.locator('#email'), 'the set-up form')).fill('admin@example.com');
-      await page.locator('#password').fill('an admin passphrase');
-      await page.locator('#confirmPassword').fill('an admin passphrase');
+      await (await visible(page.locator('#email'), 'the set-up form')).fill(ADMIN.email);
+      await page.locator('#password').fill(ADMIN.password);
+      await page.locator('#confirmPassword').fill(ADMIN.password);
       await page.getByRole('button', { name: 'Create Admin Account' }).click();
       await page.waitForURL(/\/workspace/, { timeout: SHORT });
     },
   },
-  ...STEPS.filter((step) => step.name === 'New chat: send, streamed answer'),
+  SIGN_OUT,
   {
-    name: 'Sign out',
-    // After signing out, the UI's own probes of the session answer 401.
-    expected: [{ path: /^\/api\/v1\/auth\/me$/, status: 401 }],
+    name: 'Sign in',
+    // A wrong password first: the page shows the message of DeerFlow's `{detail: {code, message}}`.
+    expected: [{ method: 'POST', path: /^\/api\/v1\/auth\/login\/local$/, status: 401 }],
     async run(page) {
-      await page.goto('/workspace/chats/new?settings=account');
-      const dialog = await visible(page.getByRole('dialog'), 'the settings dialog');
-      await (await visible(dialog.getByRole('button', { name: 'Sign Out' }), 'the Sign Out button')).click();
-      await page.waitForURL((url) => !url.pathname.startsWith('/workspace'), { timeout: SHORT });
-      await page.goto('/workspace');
-      await page.waitForURL(/\/login/, { timeout: SHORT });
+      await page.goto('/login');
+      await (await visible(page.locator('#email'), 'the sign-in form')).fill(ADMIN.email);
+      await page.locator('#password').fill('not the admin passphrase');
+      await page.getByRole('button', { name: 'Sign In', exact: true }).click();
+      await visible(page.getByText('Incorrect email or password.'), "the sign-in error's message");
+      await page.locator('#password').fill(ADMIN.password);
+      await page.getByRole('button', { name: 'Sign In', exact: true }).click();
+      await page.waitForURL(/\/workspace/, { timeout: SHORT });
     },
   },
+  ...STEPS.filter((step) => step.name === 'New chat: send, streamed answer'),
+  CHANNELS_SIGNED_IN,
+  SIGN_OUT,
 ];
