@@ -256,6 +256,9 @@ describe("DeerFlow's RunCreateRequest: its default strategy, its refusals, its f
     expect(answer.count).toBeGreaterThan(0);
     const [run] = await ok('carol', 'GET', `/threads/${threadId}/runs`);
     expect(run.status).toBe('error');
+    // The error kept on the record stays out of DeerFlow's RunResponse, as out of LangGraph's Run.
+    expectRun(run);
+    expect(Object.keys(await ok('carol', 'GET', `/langgraph/threads/${threadId}/runs/${run.run_id}`))).not.toContain('error');
     // LangGraph's own route is unchanged: the error under __error__.
     const lg = await ok('carol', 'POST', `/langgraph/threads/${threadId}/runs/wait`, failing);
     expect(lg.__error__.error).toBe('GraphRecursionError');
