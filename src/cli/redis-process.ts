@@ -89,7 +89,43 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<RedisProce
     );
   }
   mkdirSync(options.dataDir, { recursive: true });
-  const port = options.port ?? (await freePort());
+  // A port picked here may be taken by someone else before redis-server binds it: then another
+  // one is picked. A port the caller chose is theirs to sort out.
+  for (let tries = 1; ; tries++) {
+    const started = await startRedisOn(options.port ?? (await freePort()), options);
+    if (started !== 'port-taken') return started;
+    if (options.port !== undefined || tries === 3) throw new ConfigError(`redis-server could not bind port ${options.port ?? 'after 3 tries'}: another Redis answers there.`);
+  }
+}
+
+/** `process_id` of the Redis answering at `url` (one without a password), or null when none answers. */
+export async function redisProcessId(url: string, timeoutMs = 500): Promise<number | null> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname || '127.0.0.1', port: Number(port || 6379) });
+    let text = '';
+    const done = (pid: number | null) => {
+      socket.destroy();
+      resolve(pid);
+    };
+    socket.setTimeout(timeoutMs, () => done(null));
+    socket.on('error', () => done(null));
+    socket.on('connect', () => socket.write('INFO server\r\n'));
+    socket.on('data', (buf) => {
+      text += buf.toString();
+      if (text.startsWith('-')) return done(null);
+      const found = /\bprocess_id:(\d+)\r?\n/.exec(text);
+      if (found) done(Number(found[1]));
+    });
+  });
+}
+
+/**
+ * Starts redis-server on `port` and waits until it answers. It counts as started only when the
+ * Redis answering there is this very process: another one already on the port would otherwise
+ * pass for it, and its callers would share that Redis with whoever started it.
+ */
+async function startRedisOn(port: number, options: SpawnRedisOptions): Promise<RedisProcess | 'port-taken'> {
   const args = [options.confPath ?? PROJECT_REDIS_CONF, '--port', String(port), '--dir', options.dataDir];
   for (const [name, value] of Object.entries(options.overrides ?? {})) args.push(`--${name}`, value);
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'], detached: options.detached ?? false });
@@ -99,7 +135,13 @@ export async function spawnRedis(options: SpawnRedisOptions): Promise<RedisProce
   const url = `redis://127.0.0.1:${port}`;
 
   const deadline = Date.now() + 10_000;
-  while (!(await redisAnswers(url, 200))) {
+  for (;;) {
+    const pid = await redisProcessId(url, 200);
+    if (pid !== null && pid === child.pid) break;
+    if (pid !== null) {
+      child.kill('SIGKILL');
+      return 'port-taken';
+    }
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
       throw new ConfigError(`redis-server did not start on port ${port}:\n${output}`);

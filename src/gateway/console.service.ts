@@ -3,14 +3,14 @@
 // recorded. DeerFlow answers 503 without a SQL database; Warren's runs are always in Redis, so
 // the console always answers. Spend is estimated from `models[*].pricing` in config.yaml as
 // DeerFlow does; Warren's tallies have no prompt-cache split, so every input token is priced as
-// a cache miss. Warren keeps a run's error text in its stream only: `error` is null.
+// a cache miss. A failed run's `error` is the message its record keeps since it settled.
 //
 // Cost: one thread search per 1,000 threads, then per thread one run list and one pipelined read
 // of its runs' tallies; the runs page also reads the history of the threads on that page.
 import type { Identity } from '../auth/identity.js';
 import type { AppConfig, ModelConfig } from '../config/app-config.schemas.js';
 import type { ThreadsService } from '../runtime/threads.service.js';
-import type { Run, Thread } from '../store/records.js';
+import { runErrorMessage, type StoredRun, type Thread } from '../store/records.js';
 import type { RunUsage, RunUsageStore } from '../store/run-usage.js';
 import type { RunStore } from '../store/runs.js';
 import type { ConsoleRunItem, ConsoleRuns, ConsoleRunsQuery, ConsoleStats, ConsoleUsage, ConsoleUsageModel, ConsoleUsageQuery } from './console.schemas.js';
@@ -40,7 +40,7 @@ interface Price {
 }
 
 interface OwnedRun {
-  run: Run;
+  run: StoredRun;
   thread: Partial<Thread>;
   usage: RunUsage | undefined;
 }
@@ -84,7 +84,7 @@ function runCost(pricing: Map<string, Price>, usage: RunUsage | undefined): numb
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The model the run asked for (context, then configurable), else the one its tally names first. */
-function modelNameOf(run: Run, usage: RunUsage | undefined): string | null {
+function modelNameOf(run: StoredRun, usage: RunUsage | undefined): string | null {
   const context = isRecord(run.kwargs.context) ? run.kwargs.context : {};
   const config = isRecord(run.kwargs.config) && isRecord(run.kwargs.config.configurable) ? run.kwargs.config.configurable : {};
   const named = context.model_name ?? config.model_name;
@@ -112,7 +112,7 @@ export function createConsoleService(deps: ConsoleDeps) {
 
   const runsOf = async (thread: Partial<Thread>): Promise<OwnedRun[]> => {
     const threadId = thread.thread_id as string;
-    const runs: Run[] = [];
+    const runs: StoredRun[] = [];
     for (let offset = 0; ; offset += RUN_BATCH) {
       const batch = await deps.runs.list(threadId, { limit: RUN_BATCH, offset });
       runs.push(...batch);
@@ -174,7 +174,7 @@ export function createConsoleService(deps: ConsoleDeps) {
           total_tokens: usageTotals(usage).total_tokens,
           message_count: counts.get(run.thread_id)?.get(run.run_id) ?? 0,
           cost: cost === null ? null : round6(cost),
-          error: null,
+          error: run.error === undefined ? null : runErrorMessage(run.error),
         };
       });
       return { runs: items, has_more: matching.length > query.offset + query.limit };

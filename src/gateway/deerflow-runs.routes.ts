@@ -2,11 +2,12 @@
 // stream, wait, list, get, cancel, join, stream or cancel-then-stream), the stateless
 // /api/runs/stream and /wait, and a run's messages and feedback by run id. Starting, streaming,
 // waiting and cancelling go through the same handlers as /api/langgraph's (runtime/run-handlers.ts);
-// only DeerFlow's paths, record shape and defaults differ. The record gate has refused another
-// user's thread or run (404).
+// only DeerFlow's paths, record shape, run options and failed-wait answer differ
+// (deerflow-run-profile.ts). The record gate has refused another user's thread or run (404).
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { createRunHandlers, type RunHandlerDeps, type RunLocator } from '../runtime/run-handlers.js';
+import { createRunHandlers, type RunHandlerDeps } from '../runtime/run-handlers.js';
+import { DEERFLOW_RUN_PROFILE, deerflowRunBody } from './deerflow-run-profile.js';
 import { sseResponse, threadRunStartRoutes } from '../runtime/runs.routes.js';
 import { RunCreateSchema } from '../runtime/runs.schemas.js';
 import { errorResponses, ErrorSchema, ThreadParamsSchema } from './common.schemas.js';
@@ -18,16 +19,10 @@ import { MessagesQuerySchema, RunMessagesSchema, RunParamsSchema } from './threa
 const tags = ['runs'];
 const accepted = { 202: { description: 'Accepted', type: 'null' as const }, 204: { description: 'No content', type: 'null' as const }, 409: ErrorSchema, ...errorResponses };
 
-/** DeerFlow points at a run under /api/threads (its SDK reads the run id from `Content-Location`). */
-const runPath = (threadId: string, runId: string) => `/api/threads/${threadId}/runs/${runId}`;
-const DEERFLOW_LOCATOR: RunLocator = {
-  created: ({ run }) => ({ 'Content-Location': runPath(run.thread_id, run.run_id), Location: `${runPath(run.thread_id, run.run_id)}/stream` }),
-  existing: (threadId, runId) => ({ 'Content-Location': runPath(threadId, runId), Location: `${runPath(threadId, runId)}/stream` }),
-};
 
 export async function deerflowRunRoutes(app: FastifyInstance, deps: RunHandlerDeps & { dfRuns: DeerFlowRunsService }): Promise<void> {
   const { dfRuns } = deps;
-  const handle = createRunHandlers(deps, DEERFLOW_LOCATOR);
+  const handle = createRunHandlers(deps, DEERFLOW_RUN_PROFILE);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   // DeerFlow's create is always a background run answered with its record.
@@ -78,13 +73,15 @@ export async function deerflowRunRoutes(app: FastifyInstance, deps: RunHandlerDe
     },
   });
 
+  // The body is taken as DeerFlow takes it before a thread is claimed for it (the handler's own
+  // pass over it then changes nothing).
   r.post('/runs/stream', { schema: { tags, body: RunCreateSchema, response: sseResponse } }, async (req, reply) => {
-    const target = await dfRuns.statelessTarget(req.body, req.identity);
+    const target = await dfRuns.statelessTarget(deerflowRunBody(req.body), req.identity);
     return handle.streamNew(req, reply, target.threadId, target.body);
   });
 
   r.post('/runs/wait', { schema: { tags, body: RunCreateSchema, response: errorResponses } }, async (req, reply) => {
-    const target = await dfRuns.statelessTarget(req.body, req.identity);
+    const target = await dfRuns.statelessTarget(deerflowRunBody(req.body), req.identity);
     return handle.waitNew(req, reply, target.threadId, target.body);
   });
 

@@ -1,7 +1,7 @@
 // DeerFlow's gateway twins of the LangGraph run routes: /api/threads/{id}/runs…, /api/runs/…
 // (backend/app/gateway/routers/thread_runs.py and runs.py at f1f4af99b). The run-create body is
-// Warren's (src/admission/run-create.schema.ts), a superset of DeerFlow's RunCreateRequest: the
-// options DeerFlow refuses as unsupported (webhook, after_seconds, enqueue…) Warren runs.
+// validated by Warren's schema (src/admission/run-create.schema.ts), then taken as DeerFlow's
+// RunCreateRequest takes it (deerflow-run-profile.ts): the options it refuses are refused by name.
 import { Type, type Static } from 'typebox';
 import { JsonObjectSchema, MultitaskStrategySchema, RunStatusSchema } from '../store/records.js';
 import { THREAD_ID_PATTERN } from '../workspace/thread-files.js';

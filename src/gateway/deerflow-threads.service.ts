@@ -79,11 +79,17 @@ export function createDeerFlowThreadsService(deps: DeerFlowThreadsDeps) {
   };
 
   return {
-    /** Idempotent, as DeerFlow's: an id the caller already has answers that thread. */
+    /**
+     * Idempotent, as DeerFlow's: an id the caller already has answers that thread. A thread made
+     * here may be created once more at /api/langgraph/threads by its owner (see ThreadsService.create).
+     */
     async create(body: DfThreadCreate, identity: Identity): Promise<DfThread> {
       const metadata = { ...body.metadata, ...(body.assistant_id ? { assistant_id: body.assistant_id } : {}) };
       try {
-        const thread = await deps.threads.create({ ...(body.thread_id ? { thread_id: body.thread_id } : {}), metadata }, identity);
+        // Marked as a handoff: DeerFlow's UI creates the same id again through its LangGraph SDK.
+        // `do_nothing`, so that creating it twice here leaves that mark for the SDK's create.
+        const created = { ...(body.thread_id ? { thread_id: body.thread_id } : {}), metadata, if_exists: 'do_nothing' as const };
+        const thread = await deps.threads.create(created, identity, { handoff: true });
         return toThread(thread, objectOr(thread.values));
       } catch (err) {
         if (!(err instanceof ThreadExistsError) || !body.thread_id) throw err;

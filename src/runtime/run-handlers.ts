@@ -7,7 +7,7 @@ import type { Identity } from '../auth/identity.js';
 import { isStreamCursor } from '../store/run-stream.js';
 import type { CancelRunResult } from '../store/runs.js';
 import type { RunFollow } from '../streams/run-follow.js';
-import { relayResult, relaySse, type RelayDeps } from './run-relay.js';
+import { relayResult, relaySse, type FailedWaitAnswer, type RelayDeps } from './run-relay.js';
 import type { RuntimeSettings } from './runtime-deps.js';
 import { StreamCursorInvalidError } from './runtime.errors.js';
 import type { RunCancelMany, RunCreate } from './runs.schemas.js';
@@ -25,10 +25,21 @@ export interface RunLocator {
   existing(threadId: string, runId: string): Record<string, string>;
 }
 
+/** Where one route table's runs differ from another's: options, never a copy of the handlers. */
+export interface RunProfile {
+  locate: RunLocator;
+  /** The run-create body as this table takes it (its defaults, its refusals); as sent when absent. */
+  body?: (body: RunCreate) => RunCreate;
+  /** What a wait answers for a failed run; LangGraph's `{__error__}` when absent. */
+  failedWait?: FailedWaitAnswer;
+}
+
 /** /api/langgraph's: the paths admission names (a stateless run's is `/runs/{id}`). */
-export const LANGGRAPH_LOCATOR: RunLocator = {
-  created: (created) => ({ 'Content-Location': created.contentLocation, Location: created.streamLocation }),
-  existing: (threadId, runId) => ({ 'Content-Location': `/threads/${threadId}/runs/${runId}`, Location: `/threads/${threadId}/runs/${runId}/stream` }),
+export const LANGGRAPH_PROFILE: RunProfile = {
+  locate: {
+    created: (created) => ({ 'Content-Location': created.contentLocation, Location: created.streamLocation }),
+    existing: (threadId, runId) => ({ 'Content-Location': `/threads/${threadId}/runs/${runId}`, Location: `/threads/${threadId}/runs/${runId}/stream` }),
+  },
 };
 
 /** How long cancelling a pending run waits for the worker that settles it (see `cancel`). */
@@ -66,8 +77,10 @@ async function cancelVisibly(
 
 const cancelsOnDisconnect = (body: RunCreate) => (body.on_disconnect ?? 'cancel') === 'cancel';
 
-export function createRunHandlers(deps: RunHandlerDeps, locate: RunLocator) {
+export function createRunHandlers(deps: RunHandlerDeps, profile: RunProfile) {
   const { runs, follow } = deps;
+  const { locate, failedWait } = profile;
+  const take = profile.body ?? ((body: RunCreate) => body);
   const relay: RelayDeps = {
     follow,
     cancelIfRunning: (threadId, runId) => runs.cancelIfRunning(threadId, runId),
@@ -92,14 +105,15 @@ export function createRunHandlers(deps: RunHandlerDeps, locate: RunLocator) {
 
   return {
     /** Creates a run in the background: the caller answers with the record. */
-    async create(identity: Identity, reply: FastifyReply, threadId: string | null, body: RunCreate): Promise<CreatedRun> {
-      const created = await runs.create(threadId, body, identity);
+    async create(identity: Identity, reply: FastifyReply, threadId: string | null, sent: RunCreate): Promise<CreatedRun> {
+      const created = await runs.create(threadId, take(sent), identity);
       void reply.headers(locate.created(created));
       return created;
     },
 
     /** Creates a run and streams it as SSE. */
-    async streamNew(req: FastifyRequest, reply: FastifyReply, threadId: string | null, body: RunCreate): Promise<void> {
+    async streamNew(req: FastifyRequest, reply: FastifyReply, threadId: string | null, sent: RunCreate): Promise<void> {
+      const body = take(sent);
       const created = await runs.create(threadId, body, req.identity);
       await relaySse(reply, relay, {
         threadId: created.run.thread_id,
@@ -111,13 +125,13 @@ export function createRunHandlers(deps: RunHandlerDeps, locate: RunLocator) {
     },
 
     /** Creates a run and answers with the thread's values when it ends. */
-    async waitNew(req: FastifyRequest, reply: FastifyReply, threadId: string | null, body: RunCreate): Promise<void> {
+    async waitNew(req: FastifyRequest, reply: FastifyReply, threadId: string | null, sent: RunCreate): Promise<void> {
+      const body = take(sent);
       const created = await runs.create(threadId, { ...body, stream_mode: body.stream_mode ?? ['values'] }, req.identity);
       const tid = created.run.thread_id;
       const { Location: _stream, ...headers } = locate.created(created);
-      await relayResult(reply, relay, { threadId: tid, runId: created.run.run_id, cancelOnDisconnect: cancelsOnDisconnect(body), headers }, () =>
-        runs.threadValues(tid),
-      );
+      const target = { threadId: tid, runId: created.run.run_id, cancelOnDisconnect: cancelsOnDisconnect(body), headers };
+      await relayResult(reply, relay, target, () => runs.threadValues(tid), failedWait);
     },
 
     /**
@@ -149,7 +163,7 @@ export function createRunHandlers(deps: RunHandlerDeps, locate: RunLocator) {
     /** Waits for an existing run and answers with the thread's values. */
     async joinResult(reply: FastifyReply, threadId: string, runId: string, cancelOnDisconnect: boolean): Promise<void> {
       await runs.get(threadId, runId);
-      await relayResult(reply, relay, { threadId, runId, cancelOnDisconnect, headers: {} }, () => runs.threadValues(threadId));
+      await relayResult(reply, relay, { threadId, runId, cancelOnDisconnect, headers: {} }, () => runs.threadValues(threadId), failedWait);
     },
   };
 }

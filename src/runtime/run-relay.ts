@@ -91,11 +91,21 @@ export async function relaySse(reply: FastifyReply, deps: RelayDeps, target: Rel
   if (!finished && target.cancelOnDisconnect) await cancelIfRunning(reply, deps, target);
 }
 
+/**
+ * The body a wait answers for a run that failed, from its `error` event data (JSON) and a reader
+ * of the thread's values.
+ */
+export type FailedWaitAnswer = (error: string, threadValues: () => Promise<unknown>) => Promise<string>;
+
+/** LangGraph's: the error under `__error__`. */
+export const LANGGRAPH_FAILED_WAIT: FailedWaitAnswer = async (error) => `{"__error__":${error}}`;
+
 export async function relayResult(
   reply: FastifyReply,
   deps: RelayDeps,
   target: Omit<RelayTarget, 'afterId'>,
   fallbackValues: () => Promise<unknown>,
+  failed: FailedWaitAnswer = LANGGRAPH_FAILED_WAIT,
 ): Promise<void> {
   reply.hijack();
   const raw = reply.raw;
@@ -125,16 +135,13 @@ export async function relayResult(
       if (target.cancelOnDisconnect) await cancelIfRunning(reply, deps, { ...target, afterId: '0' });
       return;
     }
-    const body = result.error
-      ? `{"__error__":${result.error}}`
-      : (result.values ??
-        JSON.stringify(
-          (await fallbackValues().catch((err: unknown) => {
-            // The run is over either way: answer with null values, and say why.
-            reply.log.warn({ err, run_id: target.runId }, 'could not read the thread values for the wait answer');
-            return null;
-          })) ?? null,
-        ));
+    const threadValues = () =>
+      fallbackValues().catch((err: unknown) => {
+        // The run is over either way: answer with null values, and say why.
+        reply.log.warn({ err, run_id: target.runId }, 'could not read the thread values for the wait answer');
+        return null;
+      });
+    const body = result.error ? await failed(result.error, threadValues) : (result.values ?? JSON.stringify((await threadValues()) ?? null));
     raw.end(body);
   } finally {
     clearInterval(keepAlive);

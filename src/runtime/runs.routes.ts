@@ -3,7 +3,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { errorResponses, noContentResponses, RunParamsSchema, ThreadParamsSchema } from './common.schemas.js';
-import { createRunHandlers, LANGGRAPH_LOCATOR, type RunHandlerDeps, type RunHandlers } from './run-handlers.js';
+import { createRunHandlers, LANGGRAPH_PROFILE, type RunHandlerDeps, type RunHandlers } from './run-handlers.js';
 import {
   CancelManyQuerySchema,
   CancelQuerySchema,
@@ -48,7 +48,7 @@ export function threadRunStartRoutes(app: FastifyInstance, handle: RunHandlers):
 
 export async function runRoutes(app: FastifyInstance, deps: RunRoutesDeps): Promise<void> {
   const { runs } = deps;
-  const handle = createRunHandlers(deps, LANGGRAPH_LOCATOR);
+  const handle = createRunHandlers(deps, LANGGRAPH_PROFILE);
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   // Endpoint 3: SSE as the spec says; with `Accept: application/json`, a background run.

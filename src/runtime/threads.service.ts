@@ -64,16 +64,27 @@ export function createThreadsService(deps: ThreadsServiceDeps) {
   }
 
   return {
-    async create(body: ThreadCreate, identity: Identity): Promise<Thread> {
+    /**
+     * LangGraph's create. `options.handoff` (DeerFlow's POST /api/threads) marks the new thread
+     * for the same user's LangGraph client to create again: DeerFlow's UI makes a thread through
+     * its gateway, then its SDK creates that id at /api/langgraph/threads without `if_exists`.
+     */
+    async create(body: ThreadCreate, identity: Identity, options: { handoff?: boolean } = {}): Promise<Thread> {
       refuseTtl(body.ttl);
       const threadId = body.thread_id ?? randomUUID();
-      // LangGraph's default: an existing id is a 409. (DeerFlow's UI retried its create only after
-      // its first run was refused; bootstrap runs are admitted now, so it no longer does.)
+      // LangGraph's default: an existing id is a 409, but for a handoff nothing has run on yet,
+      // answered once as it is. An explicit `raise` never gets that exception.
       const ifExists = body.if_exists ?? 'raise';
       const metadata = await checkCreate(deps.access, identity, 'threads', { thread_id: threadId, metadata: body.metadata ?? {}, if_exists: ifExists });
       const supersteps = body.supersteps ?? [];
       const existed = supersteps.length > 0 && (await threads.get(threadId)) !== null;
-      const thread = await threads.create({ threadId, metadata, ifExists, owner: identity.user });
+      const thread = await threads.create({
+        threadId,
+        metadata,
+        ifExists: body.if_exists ?? 'take_handoff',
+        owner: identity.user,
+        ...(options.handoff ? { handoff: true } : {}),
+      });
       if (supersteps.length === 0 || existed) return thread;
       try {
         await deps.state.bulkUpdate(threadId, supersteps);

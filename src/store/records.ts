@@ -98,6 +98,8 @@ export interface RunInternals {
    * from before it was kept: the history feed then reads that checkpoint.
    */
   messages_before?: number;
+  /** A failed run's error: the `error` event's data (JSON `{error, message}`), kept when it settles. */
+  error?: string;
 }
 export type StoredRun = Run & RunInternals;
 
@@ -141,3 +143,15 @@ export type StoredCron = Static<typeof StoredCronSchema>;
 
 export const CronSchema = Type.Object({ ...StoredCronSchema.properties, next_run_date: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]) });
 export type Cron = Static<typeof CronSchema>;
+
+/** What a run's `error` event data (`{error, message}`, JSON) says to a person: its message, else its error name. */
+export function runErrorMessage(data: string): string {
+  try {
+    const parsed = JSON.parse(data) as { error?: unknown; message?: unknown } | null;
+    if (typeof parsed?.message === 'string' && parsed.message !== '') return parsed.message;
+    if (typeof parsed?.error === 'string') return parsed.error;
+  } catch {
+    // Not JSON: the data is the message itself.
+  }
+  return data;
+}

@@ -140,12 +140,13 @@ export function runFromHash(hash: Record<string, string>, json: JsonReader): Sto
     temporary: hash.temporary === '1',
     ...(hash.checkpoint_before !== undefined ? { checkpoint_before: hash.checkpoint_before || null } : {}),
     ...(hash.messages_before !== undefined && /^\d+$/.test(hash.messages_before) ? { messages_before: Number(hash.messages_before) } : {}),
+    ...(hash.error ? { error: hash.error } : {}),
   };
 }
 
 /** The wire shape of a run: internals stay inside. */
 export function publicRun(run: StoredRun): Run {
-  const { attempt: _a, cancel: _c, temporary: _t, checkpoint_before: _cb, messages_before: _mb, ...wire } = run;
+  const { attempt: _a, cancel: _c, temporary: _t, checkpoint_before: _cb, messages_before: _mb, error: _e, ...wire } = run;
   return wire;
 }
 

@@ -30,8 +30,15 @@ export interface ThreadOwnership {
   exists: boolean;
 }
 
+export type ThreadIfExists = 'raise' | 'do_nothing' | 'take_handoff';
+
 export interface ThreadStore {
-  create(input: { threadId: string; metadata: Record<string, unknown>; ifExists: 'raise' | 'do_nothing'; owner: string }): Promise<Thread>;
+  /**
+   * `take_handoff` answers an existing thread only if it is a handoff nothing has run on (see
+   * `handoff`), once; otherwise it raises. `handoff` marks a new thread as made for the same
+   * user's LangGraph client to create again (DeerFlow's POST /api/threads, then its SDK's create).
+   */
+  create(input: { threadId: string; metadata: Record<string, unknown>; ifExists: ThreadIfExists; owner: string; handoff?: boolean }): Promise<Thread>;
   ownership(threadId: string): Promise<ThreadOwnership>;
   /** Who holds the thread id (null: nobody claimed it), without asking whether the record exists. */
   ownerOf(threadId: string): Promise<string | null>;
@@ -106,10 +113,11 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
     touch,
     ownerOf,
 
-    async create({ threadId, metadata, ifExists, owner }) {
+    async create({ threadId, metadata, ifExists, owner, handoff = false }) {
       const now = nowIso();
       const metadataJson = JSON.stringify(metadata);
-      const result = Number(await createScript([keys.thread(threadId), keys.threadOwner(threadId)], [threadId, now, metadataJson, ifExists, owner]));
+      const args = [threadId, now, metadataJson, ifExists, owner, handoff ? '1' : ''];
+      const result = Number(await createScript([keys.thread(threadId), keys.threadOwner(threadId)], args));
       if (result === -1) throw new ThreadExistsError(`Thread ${threadId} already exists`);
       if (result === 0) return require(threadId);
       await index(threadId, Date.parse(now), owner);

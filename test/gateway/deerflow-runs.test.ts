@@ -13,7 +13,7 @@ import { testGraphs } from '../support/stack.js';
 import { expectDetail, replicaApi } from '../support/replica-api.js';
 import { waitFor } from '../support/wait-for.js';
 
-const KEYS = { alice: 'alice-key-0123456789abcdef', bob: 'bob-key-0123456789abcdef' } as const;
+const KEYS = { alice: 'alice-key-0123456789abcdef', bob: 'bob-key-0123456789abcdef', carol: 'carol-key-0123456789abcdef' } as const;
 type Who = keyof typeof KEYS;
 const RUN_KEYS = [
   'assistant_id', 'created_at', 'kwargs', 'lead_agent_tokens', 'llm_call_count', 'message_count', 'metadata', 'middleware_tokens',
@@ -45,7 +45,7 @@ beforeAll(async () => {
           pricing: { currency: 'usd', input_per_million: 1_000_000, output_per_million: 2_000_000 },
         },
       ],
-      auth: { api_keys: [{ key: KEYS.alice, user: 'alice' }, { key: KEYS.bob, user: 'bob' }] },
+      auth: { api_keys: Object.entries(KEYS).map(([user, key]) => ({ key, user })) },
       title: { enabled: false },
       memory: { enabled: false },
       suggestions: { enabled: false },
@@ -185,6 +185,88 @@ describe('/api/threads/{id}/runs', () => {
     const threadId = await newThread();
     expectDetail(await call('alice', 'POST', `/threads/${threadId}/runs`, { ...leadInput('x'), feedback_keys: ['a'] }), 422, /feedback_keys/);
     expectDetail(await call('alice', 'POST', `/threads/${threadId}/runs/stream`, { ...leadInput('x'), stream_mode: ['tools'] }), 422);
+  });
+});
+
+/** A background run through /api/langgraph (its create answers JSON when asked for it). */
+async function langgraphBackgroundRun(threadId: string, body: unknown): Promise<any> {
+  const res = await fetch(`${next()}/api/langgraph/threads/${threadId}/runs`, {
+    method: 'POST',
+    headers: { 'x-api-key': KEYS.alice, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+describe("DeerFlow's RunCreateRequest: its default strategy, its refusals, its failed /wait (issue #30)", () => {
+  it('refuses, with 422 naming them, the options DeerFlow declares only to refuse, on every run-create twin', async () => {
+    const threadId = await newThread();
+    const refused: [Record<string, unknown>, string][] = [
+      [{ webhook: 'http://127.0.0.1:9/hook' }, "Run option 'webhook' is not supported by DeerFlow's run routes"],
+      [{ after_seconds: 5 }, "Run option 'after_seconds' is not supported"],
+      [{ on_completion: 'keep' }, "Run option 'on_completion' is not supported"],
+      [{ if_not_exists: 'reject' }, "Run option 'if_not_exists' is not supported"],
+      [{ multitask_strategy: 'enqueue' }, "Run option 'multitask_strategy' is not supported"],
+      [{ webhook: 'http://127.0.0.1:9/hook', after_seconds: 5 }, "Run options 'webhook', 'after_seconds' are not supported"],
+    ];
+    for (const [extra, detail] of refused) {
+      for (const route of [`/threads/${threadId}/runs`, `/threads/${threadId}/runs/stream`, `/threads/${threadId}/runs/wait`, '/runs/wait']) {
+        const answer = await call('alice', 'POST', route, { ...leadInput('x'), ...extra });
+        expectDetail(answer, 422);
+        expect(answer.body.detail).toContain(detail);
+      }
+    }
+    // What DeerFlow takes: the null placeholders, if_not_exists "create", its three strategies.
+    const taken = await ok('alice', 'POST', `/threads/${threadId}/runs/wait`, {
+      ...leadInput('placeholders'),
+      webhook: null,
+      after_seconds: null,
+      feedback_keys: null,
+      if_not_exists: 'create',
+      multitask_strategy: 'interrupt',
+    });
+    expect(taken.messages.map((m: any) => m.content)).toContain('placeholders');
+    // Nothing ran for the refusals.
+    expect(await ok('alice', 'GET', `/threads/${threadId}/runs`)).toHaveLength(1);
+    // /api/langgraph's run routes still take them.
+    const lg = await langgraphBackgroundRun(threadId, { ...leadInput('queued'), multitask_strategy: 'enqueue', after_seconds: 1 });
+    expect(lg.multitask_strategy).toBe('enqueue');
+    await settled('alice', threadId, lg.run_id);
+  });
+
+  it("defaults multitask_strategy to reject: a second run while one runs is DeerFlow's 409, and the record says reject", async () => {
+    const threadId = await newThread();
+    const first = await ok('alice', 'POST', `/threads/${threadId}/runs`, longCount);
+    expect(first.multitask_strategy).toBe('reject');
+    await running(threadId, first.run_id);
+    expectDetail(await call('alice', 'POST', `/threads/${threadId}/runs`, longCount), 409);
+    expect(await ok('alice', 'GET', `/threads/${threadId}/runs`)).toHaveLength(1);
+    // /api/langgraph keeps LangGraph's default, enqueue.
+    const queued = await langgraphBackgroundRun(threadId, longCount);
+    expect(queued.multitask_strategy).toBe('enqueue');
+    for (const run of [first, queued]) await raw('alice', 'POST', `/threads/${threadId}/runs/${run.run_id}/cancel?wait=true`);
+  });
+
+  it("answers a failed /wait as DeerFlow: the thread's state when it has one; the console keeps the run's error", async () => {
+    const threadId = await newThread('carol');
+    const failing = { assistant_id: 'counter', input: { count: 0 }, config: { recursion_limit: 3, configurable: { target: 50 } } };
+    const answer = await ok('carol', 'POST', `/threads/${threadId}/runs/wait`, failing);
+    expect(answer.__error__).toBeUndefined();
+    expect(answer.count).toBeGreaterThan(0);
+    const [run] = await ok('carol', 'GET', `/threads/${threadId}/runs`);
+    expect(run.status).toBe('error');
+    // The error kept on the record stays out of DeerFlow's RunResponse, as out of LangGraph's Run.
+    expectRun(run);
+    expect(Object.keys(await ok('carol', 'GET', `/langgraph/threads/${threadId}/runs/${run.run_id}`))).not.toContain('error');
+    // LangGraph's own route is unchanged: the error under __error__.
+    const lg = await ok('carol', 'POST', `/langgraph/threads/${threadId}/runs/wait`, failing);
+    expect(lg.__error__.error).toBe('GraphRecursionError');
+    // The console shows the failed run's message (DeerFlow's `error`), and counts it as failed.
+    const failed = (await ok('carol', 'GET', '/console/runs?status=error')).runs;
+    expect(failed.map((r: any) => r.run_id)).toContain(run.run_id);
+    for (const row of failed) expect(row.error).toBe(lg.__error__.message);
+    expect((await ok('carol', 'GET', '/console/stats')).failed_runs).toBe(2);
   });
 });
 

@@ -73,6 +73,47 @@ describe('POST /api/threads', () => {
   });
 });
 
+describe("DeerFlow's side chat handshake: POST /api/threads, then the SDK's create of that id at /api/langgraph/threads (issue #30)", () => {
+  // DeerFlow's UI makes the side chat's thread through its gateway, then its LangGraph SDK
+  // (useStream) creates that id again without if_exists before streaming the first run.
+  it('answers the thread (200, as it is) to its owner once, on any replica, while nothing has run on it', async () => {
+    const made = await ok('alice', 'POST', '/threads', { metadata: { deerflow_sidecar: true } });
+    const again = await ok('alice', 'POST', '/langgraph/threads', { thread_id: made.thread_id, metadata: { ignored: true } });
+    expect(again).toMatchObject({ thread_id: made.thread_id, created_at: made.created_at, metadata: { deerflow_sidecar: true }, status: 'idle' });
+    expect(again.metadata.ignored).toBeUndefined();
+    // Once: a second LangGraph create of the id is the conflict LangGraph's server reports.
+    expectDetail(await call('alice', 'POST', '/langgraph/threads', { thread_id: made.thread_id }), 409, `Thread ${made.thread_id} already exists`);
+    // The SDK's next step, the run, goes to that thread.
+    await runEcho('alice', made.thread_id, 'side question');
+    expect(JSON.stringify((await ok('alice', 'GET', `/langgraph/threads/${made.thread_id}/state`)).values)).toContain('side question');
+  });
+
+  it('keeps the mark through DeerFlow creating the same id twice', async () => {
+    const id = randomUUID();
+    await ok('alice', 'POST', '/threads', { thread_id: id });
+    await ok('alice', 'POST', '/threads', { thread_id: id });
+    expect((await ok('alice', 'POST', '/langgraph/threads', { thread_id: id })).thread_id).toBe(id);
+  });
+
+  it('still answers 409 to LangGraph clients on every real conflict', async () => {
+    // A thread made through /api/langgraph: no exception, as on LangGraph's server.
+    const lg = await ok('alice', 'POST', '/langgraph/threads', {});
+    expectDetail(await call('alice', 'POST', '/langgraph/threads', { thread_id: lg.thread_id }), 409);
+    // An explicit if_exists: raise.
+    const explicit = await ok('alice', 'POST', '/threads', {});
+    expectDetail(await call('alice', 'POST', '/langgraph/threads', { thread_id: explicit.thread_id, if_exists: 'raise' }), 409);
+    // Another user.
+    const mine = await ok('alice', 'POST', '/threads', {});
+    expectDetail(await call('bob', 'POST', '/langgraph/threads', { thread_id: mine.thread_id }), 409);
+    // A thread something has run on.
+    const used = await ok('alice', 'POST', '/threads', {});
+    await runEcho('alice', used.thread_id, 'first');
+    expectDetail(await call('alice', 'POST', '/langgraph/threads', { thread_id: used.thread_id }), 409);
+    // if_exists: do_nothing answers it as always.
+    expect((await ok('alice', 'POST', '/langgraph/threads', { thread_id: used.thread_id, if_exists: 'do_nothing' })).thread_id).toBe(used.thread_id);
+  });
+});
+
 describe('GET /api/threads and POST /api/threads/search', () => {
   it("lists only the caller's threads, latest activity first, values holding the title only", async () => {
     const mine = await ok('bob', 'POST', '/threads', { metadata: { tag: 'listing' } });

@@ -23,7 +23,7 @@ const version = (n: number) => skillMd({ name: SKILL, description: `Writes repor
 let llm: ScriptedOpenAI;
 let cluster: Cluster;
 let replicas: string[];
-const { call, ok, next } = replicaApi(KEYS, () => replicas, '/api');
+const { call, callOn, ok, next } = replicaApi(KEYS, () => replicas, '/api');
 
 /** The lead agent reads the skill's file when asked to, then answers. */
 function answer(request: ChatRequest): ScriptedReply {
@@ -59,10 +59,10 @@ afterAll(async () => {
 }, 60_000);
 
 
-async function install(name: string, manifest: string): Promise<void> {
+async function install(name: string, manifest: string, base = next()): Promise<void> {
   const form = new FormData();
   form.append('file', new Blob([buildZip([{ name: `${name}/SKILL.md`, data: manifest }])]), `${name}.skill`);
-  const res = await fetch(`${next()}/api/skills/install`, { method: 'POST', headers: { 'x-api-key': KEYS.admin }, body: form });
+  const res = await fetch(`${base}/api/skills/install`, { method: 'POST', headers: { 'x-api-key': KEYS.admin }, body: form });
   expect(res.status, await res.clone().text()).toBe(200);
 }
 
@@ -168,6 +168,40 @@ describe('custom skill: install, edit twice, history, rollback, and the agent lo
     expect(history.slice(start).map((h: any) => h.new_content).sort()).toEqual([...edits].sort());
     // The file holds the last revision's content.
     expect(readFileSync(path.join(cluster.home, 'skills', 'custom', SKILL, 'SKILL.md'), 'utf8')).toBe(history.at(-1).new_content);
+  });
+});
+
+describe('a change through one replica is what the other reads next (issue #30)', () => {
+  // Seen once under load: a skill installed through one replica was "not found" through the
+  // other. Skills live in the deployment's folder and their history in Redis, with no copy kept
+  // in a process; the replica that answered was another test file's API process, which had taken
+  // the port freePort gave ours (test/support/cluster.ts now checks who answers).
+  it('has each replica answered by its own process of this deployment', async () => {
+    const names = await Promise.all(replicas.map(async (base) => (await fetch(`${base}/ok`)).headers.get('x-warren-instance')));
+    expect(names).toEqual(cluster.apis.map((api) => api.name));
+    expect(new Set(names).size).toBe(replicas.length);
+  });
+
+  it('install, edit and delete on one replica, each read on the other at once, many times over', async () => {
+    for (let i = 0; i < 10; i++) {
+      const name = `echo-skill-${i}`;
+      const [writer, reader] = i % 2 === 0 ? [0, 1] : [1, 0];
+      const manifest = (n: number) => skillMd({ name, description: `Echo ${i}, version ${n}.` });
+      await install(name, manifest(1), replicas[writer]);
+      const read = await callOn(reader, 'admin', 'GET', `/skills/custom/${name}`);
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      expect(read.body.content).toBe(manifest(1));
+      expect((await callOn(reader, 'alice', 'GET', '/skills/custom')).body.skills.map((s: any) => s.name)).toContain(name);
+      expect((await callOn(reader, 'alice', 'GET', `/skills/${name}`)).status).toBe(200);
+
+      expect((await callOn(reader, 'admin', 'PUT', `/skills/custom/${name}`, { content: manifest(2) })).status).toBe(200);
+      expect((await callOn(writer, 'admin', 'GET', `/skills/custom/${name}`)).body.content).toBe(manifest(2));
+      expect((await callOn(writer, 'admin', 'GET', `/skills/custom/${name}/history`)).body.history.map((h: any) => h.action)).toEqual(['install', 'human_edit']);
+
+      expect((await callOn(writer, 'admin', 'DELETE', `/skills/custom/${name}`)).status).toBe(200);
+      expectDetail(await callOn(reader, 'admin', 'GET', `/skills/custom/${name}`), 404, `Custom skill '${name}' not found`);
+      expect((await callOn(reader, 'alice', 'GET', '/skills/custom')).body.skills.map((s: any) => s.name)).not.toContain(name);
+    }
   });
 });
 

@@ -105,22 +105,59 @@ function spawnNode(name: string, entry: string, env: NodeEnv): ClusterProcess {
   return { name, child, lines };
 }
 
-/** Spawns `count` API processes and waits until each answers; if one never does, stops them all. */
-async function spawnApis(count: number, env: NodeEnv): Promise<ClusterProcess[]> {
-  const apis: ClusterProcess[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const port = await freePort();
-      apis.push({ ...spawnNode(`api-${i}`, 'src/main.js', { ...env, PORT: String(port), WARREN_INSTANCE_ID: `api-${i}` }), port });
+/**
+ * True once the process answering /ok at `base` is the one named `name` (its x-warren-instance).
+ * A port picked by freePort can be taken by another test file's process before ours binds it; that
+ * process would answer /ok as well, and our requests would silently land in its deployment.
+ */
+async function answersAs(base: string, name: string): Promise<boolean> {
+  const res = await fetch(`${base}/ok`).catch(() => null);
+  if (!res?.ok) return false;
+  const instance = res.headers.get('x-warren-instance');
+  if (instance !== name) throw new PortTakenError(`${base} is answered by ${instance ?? 'another server'}, not ${name}`);
+  return true;
+}
+
+class PortTakenError extends Error {}
+
+/** Waits until `api` answers as itself; throws PortTakenError if it lost its port to another process. */
+async function untilAnswering(api: ClusterProcess & { port: number }, what: string, timeoutMs: number): Promise<void> {
+  await waitFor(async () => {
+    if (await answersAs(`http://127.0.0.1:${api.port}`, api.name)) return true;
+    if (api.child.exitCode !== null) throw new PortTakenError(`${api.name} exited (code ${api.child.exitCode}) before answering on port ${api.port}`);
+    return false;
+  }, what, timeoutMs);
+}
+
+/** One API process on a free port, once it answers as itself; a port lost to another process is picked again. */
+async function spawnApi(name: string, env: NodeEnv): Promise<ClusterProcess & { port: number }> {
+  for (let tries = 1; ; tries++) {
+    const port = await freePort();
+    const api = { ...spawnNode(name, 'src/main.js', { ...env, PORT: String(port), WARREN_INSTANCE_ID: name }), port };
+    try {
+      await untilAnswering(api, `${name} to answer`, 180_000);
+      return api;
+    } catch (err) {
+      await exitOf(api.child, 'SIGTERM');
+      if (!(err instanceof PortTakenError) || tries === 3) throw err;
     }
-    for (const api of apis) {
-      await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer`, 180_000);
-    }
-    return apis;
-  } catch (err) {
-    await Promise.all(apis.map((a) => exitOf(a.child, 'SIGTERM')));
-    throw err;
   }
+}
+
+/**
+ * Spawns `count` API processes and waits until each answers; if one never does, stops them all.
+ * Names carry a tag of this deployment, so that each answers under a name no other one uses.
+ */
+async function spawnApis(count: number, env: NodeEnv): Promise<ClusterProcess[]> {
+  const tag = randomUUID().slice(0, 8);
+  const started = await Promise.allSettled(Array.from({ length: count }, (_, i) => spawnApi(`api-${i}.${tag}`, env)));
+  const apis = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  const failed = started.find((s) => s.status === 'rejected');
+  if (failed) {
+    await Promise.all(apis.map((a) => exitOf(a.child, 'SIGTERM')));
+    throw failed.reason;
+  }
+  return apis;
 }
 
 /** The environment every process of one deployment shares; no REDIS_URL without a `redisUrl`. */
@@ -174,7 +211,6 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, stringify(options.config));
   const redisDir = path.join(home, 'redis');
-  const redisPort = await freePort();
   const onCluster = (options.redis ?? (process.env.WARREN_TEST_REDIS === 'cluster' ? 'cluster' : 'single')) === 'cluster';
   let redis: RedisProcess | RedisClusterProcess;
   if (onCluster) {
@@ -186,7 +222,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     }
     for (const node of redis.nodes) tracked(node.child);
   } else {
-    redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
+    redis = await spawnRedis({ dataDir: redisDir });
     tracked(redis.child);
   }
   const processRedisUrl = options.redisVia && !onCluster ? await options.redisVia(redis.url) : redis.url;
@@ -214,7 +250,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     await exitOf(old.child, 'SIGKILL');
     const api = { ...spawnNode(old.name, 'src/main.js', { ...env, PORT: String(old.port), WARREN_INSTANCE_ID: old.name }), port: old.port };
     apis[index] = api;
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${api.port}/ok`).catch(() => null))?.ok, `${api.name} to answer again`, 120_000);
+    await untilAnswering(api, `${api.name} to answer again`, 120_000);
     return api;
   };
   let url: string;
@@ -233,7 +269,10 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     url = `http://127.0.0.1:${listen}`;
     await waitFor(async () => {
       if (nginxFailed) throw new Error(`nginx did not start: ${nginxFailed.message}`);
-      return (await fetch(`${url}/ok`).catch(() => null))?.ok;
+      if (nginx?.exitCode !== null) throw new Error(`nginx exited (code ${nginx?.exitCode}): is port ${listen} taken?`);
+      const res = await fetch(`${url}/ok`).catch(() => null);
+      // Through our nginx, /ok is answered by one of our API processes.
+      return res?.ok && apis.some((a) => a.name === res.headers.get('x-warren-instance'));
     }, 'nginx to answer', 20_000);
   } catch (err) {
     // Nothing the cluster started outlives a failed start.
@@ -262,7 +301,8 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
         for (const node of redis.nodes) tracked(node.child);
         return;
       }
-      redis = await spawnRedis({ dataDir: redisDir, port: redisPort });
+      // Back on the same port, where the processes look for it.
+      redis = await spawnRedis({ dataDir: redisDir, port: redis.port });
       tracked(redis.child);
       const { url } = redis;
       await waitFor(() => redisAnswers(url), 'redis to answer again');

@@ -14,9 +14,10 @@ export interface Answer {
  */
 export function replicaApi<Who extends string>(keys: Readonly<Record<Who, string>>, replicas: () => readonly string[], prefix = '') {
   let turn = 0;
-  async function call(who: Who, method: string, route: string, body?: unknown): Promise<Answer> {
+  /** To the replica at `index` (modulo their number), whoever's turn it is. */
+  async function callOn(index: number, who: Who, method: string, route: string, body?: unknown): Promise<Answer> {
     const all = replicas();
-    const base = all[turn++ % all.length] as string;
+    const base = all[index % all.length] as string;
     const res = await fetch(`${base}${prefix}${route}`, {
       method,
       headers: { 'x-api-key': keys[who], ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -25,6 +26,7 @@ export function replicaApi<Who extends string>(keys: Readonly<Record<Who, string
     const text = await res.text();
     return { status: res.status, body: text === '' ? null : JSON.parse(text) };
   }
+  const call = (who: Who, method: string, route: string, body?: unknown): Promise<Answer> => callOn(turn++, who, method, route, body);
   async function ok(who: Who, method: string, route: string, body?: unknown): Promise<Answer['body']> {
     const answer = await call(who, method, route, body);
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
@@ -35,7 +37,7 @@ export function replicaApi<Who extends string>(keys: Readonly<Record<Who, string
     const all = replicas();
     return all[turn++ % all.length] as string;
   };
-  return { call, ok, next };
+  return { call, callOn, ok, next };
 }
 
 /** A refusal: `status` with a `{detail}` sentence, equal to or matching `detail` when given. */

@@ -16,7 +16,7 @@
   ARGV[5] thread values (JSON), or "" to keep them
   ARGV[6] thread interrupts (JSON), or "" to keep them
   ARGV[7] the caller's attempt
-  ARGV[8] the `error` event's data (JSON), or "" for none
+  ARGV[8] the `error` event's data (JSON), or "" for none; kept on the run hash as `error`
   ARGV[9] seconds the stream stays joinable after `end`
   ARGV[10] sharded channel to publish `end`'s id on (a Redis Cluster's stream hubs hear of
            entries so), or "" for none
@@ -30,6 +30,8 @@ if ARGV[2] == 'deleted' then
   redis.call('ZREM', KEYS[5], ARGV[1])
 else
   redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated_at', ARGV[4])
+  -- A failed run keeps its error on its record too, for the lists that show it (DeerFlow's console).
+  if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[8]) end
 end
 
 local thread_exists = redis.call('EXISTS', KEYS[2]) == 1
