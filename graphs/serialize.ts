@@ -1,6 +1,8 @@
 // Graph output to wire JSON, as the LangGraph API spells it. LangChain messages serialise to
 // their dict form (`{type, content, id, tool_calls, ...}`) rather than their `lc` constructor
 // form, plus `role`, which the spec's `messages` event shows.
+import { messageDict, type SerializableMessage } from './message-dict.js';
+
 const ROLE_BY_TYPE: Record<string, string> = {
   human: 'user',
   ai: 'assistant',
@@ -18,8 +20,11 @@ interface DictMessage {
 const isDictMessage = (v: unknown): v is DictMessage =>
   typeof v === 'object' && v !== null && typeof (v as { toDict?: unknown }).toDict === 'function';
 
+/** LangChain's own messages have `getType()`, and their dict form can skip the generic toJSON(). */
+const isSerializableMessage = (v: DictMessage): v is DictMessage & SerializableMessage => typeof (v as { getType?: unknown }).getType === 'function';
+
 function messageToWire(message: DictMessage): Record<string, unknown> {
-  const { type, data } = message.toDict();
+  const { type, data } = isSerializableMessage(message) ? messageDict(message) : message.toDict();
   const wire: Record<string, unknown> = { ...data, type };
   const role = ROLE_BY_TYPE[type] ?? (typeof data.role === 'string' ? data.role : undefined);
   if (role !== undefined) wire.role = role;
