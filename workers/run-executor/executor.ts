@@ -16,7 +16,7 @@ import type { RunStreamWriter } from '../../src/store/run-stream.js';
 import { StreamBufferFullError } from '../../src/store/store.errors.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
 import { StreamBarrier } from './stream-barrier.js';
-import { streamGraph, type GraphEvent, type WireStreamMode } from './graph-stream.js';
+import { eventDataJson, streamGraph, type GraphEvent, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput } from './run-config.js';
 import { observeRun, type RunObserver } from './run-observer.js';
 import { cancelledSettlement, resumeSettled, settle, type Settlement } from './run-settle.js';
@@ -310,10 +310,10 @@ async function streamRun(graphRun: GraphRun): Promise<Settlement> {
  */
 async function appendEvents({ claimed, barrier, saver, appendFailed }: GraphRun, events: AsyncIterable<GraphEvent>): Promise<void> {
   const { writer } = claimed;
-  for await (const { event, data } of barrier.track(events)) {
+  for await (const graphEvent of barrier.track(events)) {
     if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
     const appended = barrier.appendStarted();
-    void writer.append(event, toWireJson(data)).then(
+    void writer.append(graphEvent.event, eventDataJson(graphEvent)).then(
       () => appended(),
       (error: unknown) => {
         void saver.fence();
