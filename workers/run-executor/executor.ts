@@ -209,14 +209,14 @@ async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<R
 async function startRun(deps: ExecutorDeps, fence: RunFence, log: Logger, tally: RunTally): Promise<ClaimedRun> {
   const { threadId, runId, attempt } = fence;
   const writer = deps.streams.writer(fence);
-  const run = await deps.runs.require(threadId, runId);
+  // Two reads that need nothing of each other: one round trip before the graph starts, not two.
+  const [run, latest] = await Promise.all([deps.runs.require(threadId, runId), deps.checkpoints.latestId(threadId)]);
   const started = Date.now();
   log.info({ run_attempt: attempt, run_queue_ms: started - Date.parse(run.created_at) }, 'run started');
   tally.startedAt = started;
   // A retried attempt's wait would count the earlier attempt's run time as waiting.
   deps.metrics?.runStarted(attempt === 1 ? (started - Date.parse(run.created_at)) / 1000 : null);
 
-  const latest = await deps.checkpoints.latestId(threadId);
   const before = run.checkpoint_before === undefined ? await deps.runs.recordCheckpointBefore(threadId, runId, latest) : run.checkpoint_before;
   const resumeFromCheckpoint = latest !== before;
   run.checkpoint_before = before;
