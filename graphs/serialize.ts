@@ -1,6 +1,8 @@
 // Graph output to wire JSON, as the LangGraph API spells it. LangChain messages serialise to
 // their dict form (`{type, content, id, tool_calls, ...}`) rather than their `lc` constructor
 // form, plus `role`, which the spec's `messages` event shows.
+import { messageDict, type SerializableMessage } from './message-dict.js';
+
 const ROLE_BY_TYPE: Record<string, string> = {
   human: 'user',
   ai: 'assistant',
@@ -18,8 +20,11 @@ interface DictMessage {
 const isDictMessage = (v: unknown): v is DictMessage =>
   typeof v === 'object' && v !== null && typeof (v as { toDict?: unknown }).toDict === 'function';
 
+/** LangChain's own messages have `getType()`, and their dict form can skip the generic toJSON(). */
+const isSerializableMessage = (v: DictMessage): v is DictMessage & SerializableMessage => typeof (v as { getType?: unknown }).getType === 'function';
+
 function messageToWire(message: DictMessage): Record<string, unknown> {
-  const { type, data } = message.toDict();
+  const { type, data } = isSerializableMessage(message) ? messageDict(message) : message.toDict();
   const wire: Record<string, unknown> = { ...data, type };
   const role = ROLE_BY_TYPE[type] ?? (typeof data.role === 'string' ? data.role : undefined);
   if (role !== undefined) wire.role = role;
@@ -68,13 +73,44 @@ function toPlain(value: unknown, key: string, path: Set<object>): unknown {
   }
 }
 
-/** One line of JSON. Never throws: what cannot be serialised becomes an error object. */
-export function toWireJson(value: unknown): string {
+/** One line of JSON, or the error that stopped it. */
+function wireJsonOrError(value: unknown): string | Error {
   try {
     return JSON.stringify(toPlain(value, '', new Set())) ?? 'null';
   } catch (err) {
-    return JSON.stringify({ error: 'SerializationError', message: (err as Error).message });
+    return err as Error;
   }
+}
+
+const serialisationError = (err: Error): string => JSON.stringify({ error: 'SerializationError', message: err.message });
+
+/** One line of JSON. Never throws: what cannot be serialised becomes an error object. */
+export function toWireJson(value: unknown): string {
+  const json = wireJsonOrError(value);
+  return typeof json === 'string' ? json : serialisationError(json);
+}
+
+/**
+ * A cache of the metadata half of `messages` chunks, as JSON, keyed by the metadata object:
+ * LangGraph hands every token of one model call the same object, so it is serialised once per
+ * call rather than once per token (#34). Entries go with their objects.
+ */
+const tupleMetadataJson = new WeakMap<object, string>();
+
+/** A `messages` chunk, `[message, metadata]`, as toWireJson writes it. */
+export function messageTupleJson(tuple: unknown): string {
+  const metadata: unknown = Array.isArray(tuple) && tuple.length === 2 ? tuple[1] : null;
+  if (typeof metadata !== 'object' || metadata === null) return toWireJson(tuple);
+  let tail = tupleMetadataJson.get(metadata);
+  if (tail === undefined) {
+    const json = wireJsonOrError(metadata);
+    // A metadata object that cannot be serialised fails the whole chunk, as it would have.
+    if (typeof json !== 'string') return serialisationError(json);
+    tail = json;
+    tupleMetadataJson.set(metadata, tail);
+  }
+  const head = wireJsonOrError((tuple as unknown[])[0]);
+  return typeof head === 'string' ? `[${head},${tail}]` : serialisationError(head);
 }
 
 /** The same conversion, to a plain object (for JSON responses built by Fastify). */

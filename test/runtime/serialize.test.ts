@@ -2,7 +2,7 @@
 // JSON.stringify would write it, and never a throw.
 import { AIMessageChunk, HumanMessage, ToolMessage } from '@langchain/core/messages';
 import { describe, expect, it } from 'vitest';
-import { toWire, toWireJson } from '../../graphs/serialize.js';
+import { messageTupleJson, toWire, toWireJson } from '../../graphs/serialize.js';
 
 describe('toWireJson', () => {
   it('writes a messages-tuple chunk as the message dict with its role, and the metadata as is', () => {
@@ -59,5 +59,25 @@ describe('toWireJson', () => {
     const wire = toWire<{ selfish: { n: string; message: { type: string } } }>({ selfish });
     expect(wire.selfish.n).toBe('5');
     expect(wire.selfish.message.type).toBe('human');
+  });
+});
+
+describe('messageTupleJson (#34)', () => {
+  it('writes a messages chunk as toWireJson does, token after token with the same metadata object', () => {
+    const metadata = { langgraph_node: 'chat', tags: ['a'], n: 5n, ls_temperature: undefined };
+    for (const content of ['one', ' two', ' three']) {
+      const tuple = [new AIMessageChunk({ content, id: 'c1' }), metadata];
+      expect(messageTupleJson(tuple)).toBe(toWireJson(tuple));
+    }
+  });
+
+  it('falls back to toWireJson for anything but a pair with an object, and never throws', () => {
+    for (const odd of [null, 'text', [1], [1, 2, 3], [new HumanMessage('hi'), null], [new HumanMessage('hi'), 'meta']]) {
+      expect(messageTupleJson(odd)).toBe(toWireJson(odd));
+    }
+    const looped: Record<string, unknown> = {};
+    looped.self = looped;
+    expect(JSON.parse(messageTupleJson([new HumanMessage('hi'), looped]))).toMatchObject({ error: 'SerializationError' });
+    expect(JSON.parse(messageTupleJson([looped, { ok: true }]))).toMatchObject({ error: 'SerializationError' });
   });
 });

@@ -16,7 +16,7 @@ import type { RunStreamWriter } from '../../src/store/run-stream.js';
 import { StreamBufferFullError } from '../../src/store/store.errors.js';
 import { FencedCheckpointSaver } from './fenced-saver.js';
 import { StreamBarrier } from './stream-barrier.js';
-import { streamGraph, type GraphEvent, type WireStreamMode } from './graph-stream.js';
+import { eventDataJson, streamGraph, type GraphEvent, type WireStreamMode } from './graph-stream.js';
 import { graphConfig, graphInput } from './run-config.js';
 import { observeRun, type RunObserver } from './run-observer.js';
 import { cancelledSettlement, resumeSettled, settle, type Settlement } from './run-settle.js';
@@ -209,14 +209,14 @@ async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<R
 async function startRun(deps: ExecutorDeps, fence: RunFence, log: Logger, tally: RunTally): Promise<ClaimedRun> {
   const { threadId, runId, attempt } = fence;
   const writer = deps.streams.writer(fence);
-  const run = await deps.runs.require(threadId, runId);
+  // Two reads that need nothing of each other: one round trip before the graph starts, not two.
+  const [run, latest] = await Promise.all([deps.runs.require(threadId, runId), deps.checkpoints.latestId(threadId)]);
   const started = Date.now();
   log.info({ run_attempt: attempt, run_queue_ms: started - Date.parse(run.created_at) }, 'run started');
   tally.startedAt = started;
   // A retried attempt's wait would count the earlier attempt's run time as waiting.
   deps.metrics?.runStarted(attempt === 1 ? (started - Date.parse(run.created_at)) / 1000 : null);
 
-  const latest = await deps.checkpoints.latestId(threadId);
   const before = run.checkpoint_before === undefined ? await deps.runs.recordCheckpointBefore(threadId, runId, latest) : run.checkpoint_before;
   const resumeFromCheckpoint = latest !== before;
   run.checkpoint_before = before;
@@ -310,10 +310,10 @@ async function streamRun(graphRun: GraphRun): Promise<Settlement> {
  */
 async function appendEvents({ claimed, barrier, saver, appendFailed }: GraphRun, events: AsyncIterable<GraphEvent>): Promise<void> {
   const { writer } = claimed;
-  for await (const { event, data } of barrier.track(events)) {
+  for await (const graphEvent of barrier.track(events)) {
     if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
     const appended = barrier.appendStarted();
-    void writer.append(event, toWireJson(data)).then(
+    void writer.append(graphEvent.event, eventDataJson(graphEvent)).then(
       () => appended(),
       (error: unknown) => {
         void saver.fence();

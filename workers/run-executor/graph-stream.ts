@@ -5,6 +5,7 @@ import type { RunnableConfig } from '@langchain/core/runnables';
 import type { HostedGraph } from '../../graphs/registry.js';
 import type { StreamMode } from '../../src/queue/run-kwargs.js';
 import { isCheckpointEnvelope, wireCallbackEvent, wireCheckpoint, wireDebug, wireTask } from '../../graphs/wire-config.js';
+import { messageTupleJson, toWireJson } from '../../graphs/serialize.js';
 
 /** The modes a run may ask for, as the API accepted them. */
 export type WireStreamMode = StreamMode;
@@ -54,6 +55,11 @@ function wirePayload(mode: LibStreamMode, payload: unknown): unknown {
   if (mode === 'checkpoints') return wireCheckpoint(payload);
   if (mode === 'tasks') return wireTask(payload);
   return payload;
+}
+
+/** An event's data as wire JSON; a `messages` chunk's metadata is serialised once per model call. */
+export function eventDataJson({ event, data }: GraphEvent): string {
+  return event === 'messages' || event.startsWith('messages|') ? messageTupleJson(data) : toWireJson(data);
 }
 
 export async function* streamGraph(graph: HostedGraph, input: unknown, options: GraphStreamOptions): AsyncGenerator<GraphEvent> {

@@ -77,6 +77,8 @@ export class RunObserver extends BaseCallbackHandler {
   override awaitHandlers = true;
   private readonly watched = new Map<string, Watched>();
   private readonly writes = new Set<Promise<void>>();
+  /** Whether spans go anywhere: without an exporter no span is made, not even a no-op one. */
+  private readonly tracing = tracingActive();
 
   constructor(
     private readonly root: Context,
@@ -85,7 +87,7 @@ export class RunObserver extends BaseCallbackHandler {
     super();
     // Chains matter only for node spans (and to nest spans under them): without tracing, every
     // runnable of the graph would call this handler, awaited, for nothing.
-    this.ignoreChain = !tracingActive();
+    this.ignoreChain = !this.tracing;
   }
 
   /** Waits for the usage writes started so far (before the run settles, so its tally is complete). */
@@ -99,7 +101,7 @@ export class RunObserver extends BaseCallbackHandler {
 
   private open(runId: string, parentRunId: string | undefined, name: string | null, attributes: Record<string, string>, extra: Partial<Watched> = {}): void {
     const parent = this.parentCtx(parentRunId);
-    if (name === null) {
+    if (name === null || !this.tracing) {
       this.watched.set(runId, { ctx: parent, started: performance.now(), ...extra });
       return;
     }
