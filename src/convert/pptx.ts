@@ -166,7 +166,7 @@ function renderSlide(slide: OfficeContentNode, index: number, ctx: RenderContext
   ]);
 }
 
-/** Every paragraph's numbering, slide by slide; [] when the deck's parts cannot say. */
+/** Every paragraph's numbering, slide by slide; [] when the deck numbers nothing or its parts cannot say. */
 async function readNumbering(bytes: Buffer, label: string, limits: ZipLimits): Promise<SlideParagraph[][]> {
   const parts = await readZipEntries(bytes, isNumberingPart, limits, label);
   const text = new Map([...parts].map(([name, data]) => [name, data.toString('utf8').replace(/^\uFEFF/, '')]));
@@ -180,7 +180,8 @@ async function readNumbering(bytes: Buffer, label: string, limits: ZipLimits): P
  */
 function matchNumbering(slides: readonly OfficeContentNode[], numbering: readonly SlideParagraph[][]): Map<OfficeContentNode, NumberedItem> {
   const numbered = new Map<OfficeContentNode, NumberedItem>();
-  // Slides that do not line up (a part left out of the slide list) are better left as they are.
+  // Slides that do not line up (a part left out of the slide list) are better left as they are;
+  // so is a deck without numbering ([]).
   if (numbering.length !== slides.length) return numbered;
   slides.forEach((slide, i) => {
     const paragraphs = numbering[i] ?? [];

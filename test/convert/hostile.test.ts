@@ -2,7 +2,7 @@
 // a parser can recover, in Markdown), never in another exception or a runaway allocation.
 import { describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
-import { inspectZip } from '../../src/convert/zip.js';
+import { inspectZip, readZipEntries } from '../../src/convert/zip.js';
 import { ConversionError } from '../../src/errors.js';
 import { buildZip, minimalDocx, minimalPdf, readOwn, rejection } from './support.js';
 
@@ -93,6 +93,26 @@ describe('zip bombs', () => {
   it('refuses an entry that inflates past the size it declares', async () => {
     const liar = minimalDocx(['tiny'], [{ name: 'word/media/liar.bin', data: Buffer.alloc(4 * MiB), declaredSize: 1000 }]);
     await rejection(convertDocument(liar, 'liar.docx'));
+  });
+
+  it('reads only the parts asked for, and refuses one that inflates to another size than it declares', async () => {
+    const limits = { maxUncompressedBytes: 8 * MiB, maxEntries: 100 };
+    const parts = [
+      { name: 'ppt/slides/slide1.xml', data: '<p:sld/>' },
+      { name: 'ppt/slides/slide2.xml', data: '<p:sld>stored</p:sld>', store: true },
+      { name: 'ppt/media/image1.png', data: Buffer.alloc(1000) },
+    ];
+    const read = await readZipEntries(buildZip(parts), (name) => name.startsWith('ppt/slides/'), limits, 'deck.pptx');
+    expect([...read].map(([name, data]) => [name, data.toString('utf8')])).toEqual([
+      ['ppt/slides/slide1.xml', '<p:sld/>'],
+      ['ppt/slides/slide2.xml', '<p:sld>stored</p:sld>'],
+    ]);
+    for (const declaredSize of [1000, 5 * MiB]) {
+      const liar = buildZip([{ name: 'ppt/slides/slide1.xml', data: Buffer.alloc(4 * MiB), declaredSize }]);
+      await expect(readZipEntries(liar, () => true, limits, 'liar.pptx')).rejects.toThrow(
+        /^liar\.pptx has a corrupt zip entry \(ppt\/slides\/slide1\.xml\)/,
+      );
+    }
   });
 
   it('enforces a configured size cap on the real inflated size', async () => {
