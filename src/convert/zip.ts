@@ -5,7 +5,6 @@
 // past its declared size, so a lying header cannot slip through).
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { inflateRawSync } from 'node:zlib';
 import { fromBufferPromise } from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
 import { ConversionError } from '../errors.js';
@@ -34,37 +33,63 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Reads the central directory, enforcing the caps on declared sizes and entry count. */
-async function readDirectory(zip: ZipFile, limits: ZipLimits, label: string): Promise<Entry[]> {
-  if (zip.entryCount > limits.maxEntries) {
+/**
+ * The caps on a zip's central directory, checked entry by entry as it is read: the entry count,
+ * the declared sizes, encryption. Throws the refusal. Shared by yauzl's reading here and the
+ * synchronous one of zip-parts.ts.
+ */
+export function directoryCaps(
+  entryCount: number,
+  limits: ZipLimits,
+  label: string,
+): (entry: { uncompressedSize: number; encrypted: boolean }) => void {
+  if (entryCount > limits.maxEntries) {
     throw new ConversionError(
-      `${label} was refused: its zip archive has ${zip.entryCount} entries, more than the limit of ${limits.maxEntries}.`,
+      `${label} was refused: its zip archive has ${entryCount} entries, more than the limit of ${limits.maxEntries}.`,
     );
   }
-  const entries: Entry[] = [];
+  let count = 0;
   let declared = 0;
+  return (entry) => {
+    count++;
+    declared += entry.uncompressedSize;
+    if (count > limits.maxEntries) {
+      throw new ConversionError(`${label} was refused: its zip archive has more than ${limits.maxEntries} entries.`);
+    }
+    if (declared > limits.maxUncompressedBytes) {
+      throw new ConversionError(
+        `${label} was refused: it would inflate to more than ${mib(limits.maxUncompressedBytes)} (a possible zip bomb).`,
+      );
+    }
+    if (entry.encrypted) throw new ConversionError(`${label} is encrypted and cannot be read.`);
+  };
+}
+
+/** A failure reading a zip's directory as the ConversionError to show (a refusal stays as it is). */
+export function corruptDirectory(err: unknown, label: string): ConversionError {
+  if (err instanceof ConversionError) return err;
+  return new ConversionError(`${label} has a corrupt zip directory: ${errorText(err)}`, { cause: err });
+}
+
+/** A failure reading one entry as the ConversionError to show (a refusal stays as it is). */
+export function corruptEntry(err: unknown, fileName: string, label: string): ConversionError {
+  if (err instanceof ConversionError) return err;
+  return new ConversionError(`${label} has a corrupt zip entry (${fileName.slice(0, 80)}): ${errorText(err)}`, {
+    cause: err,
+  });
+}
+
+/** Reads the central directory, enforcing the caps on declared sizes and entry count. */
+async function readDirectory(zip: ZipFile, limits: ZipLimits, label: string): Promise<Entry[]> {
+  const check = directoryCaps(zip.entryCount, limits, label);
+  const entries: Entry[] = [];
   try {
     for await (const entry of zip.eachEntry()) {
       entries.push(entry);
-      declared += entry.uncompressedSize;
-      if (entries.length > limits.maxEntries) {
-        throw new ConversionError(
-          `${label} was refused: its zip archive has more than ${limits.maxEntries} entries.`,
-        );
-      }
-      if (declared > limits.maxUncompressedBytes) {
-        throw new ConversionError(
-          `${label} was refused: it would inflate to more than ${mib(limits.maxUncompressedBytes)} ` +
-            '(a possible zip bomb).',
-        );
-      }
-      if (entry.isEncrypted()) {
-        throw new ConversionError(`${label} is encrypted and cannot be read.`);
-      }
+      check({ uncompressedSize: entry.uncompressedSize, encrypted: entry.isEncrypted() });
     }
   } catch (err) {
-    if (err instanceof ConversionError) throw err;
-    throw new ConversionError(`${label} has a corrupt zip directory: ${errorText(err)}`, { cause: err });
+    throw corruptDirectory(err, label);
   }
   return entries;
 }
@@ -89,63 +114,7 @@ async function countEntry(zip: ZipFile, entry: Entry, budget: { left: number }, 
       }),
     );
   } catch (err) {
-    throw corruptEntry(err, entry, label);
-  }
-}
-
-function corruptEntry(err: unknown, entry: Entry, label: string): ConversionError {
-  if (err instanceof ConversionError) return err;
-  return new ConversionError(`${label} has a corrupt zip entry (${entry.fileName.slice(0, 80)}): ${errorText(err)}`, {
-    cause: err,
-  });
-}
-
-/**
- * Inflates one entry whole, in one synchronous call: a stream per entry costs a thread-pool
- * round trip per chunk, which for the few dozen small parts of a deck came to ~15 ms a document
- * (#36). The output is capped at the declared size, and readDirectory capped the declared sizes
- * of all entries, so a lying header cannot inflate past the zip-bomb cap here either.
- */
-async function inflateWhole(zip: ZipFile, bytes: Buffer, entry: Entry, label: string): Promise<Buffer> {
-  try {
-    // The local header's length is only known from the header itself; yauzl also checks bounds.
-    const { fileDataStart } = await zip.readLocalFileHeaderPromise(entry, { minimal: true });
-    const data = bytes.subarray(fileDataStart, fileDataStart + entry.compressedSize);
-    let inflated: Buffer;
-    if (entry.compressionMethod === 0) inflated = Buffer.from(data);
-    else if (entry.compressionMethod === 8) inflated = inflateRawSync(data, { maxOutputLength: entry.uncompressedSize + 1 });
-    else throw new Error(`unsupported compression method ${entry.compressionMethod}`);
-    if (inflated.length !== entry.uncompressedSize) {
-      throw new Error(`its data does not inflate to the ${entry.uncompressedSize} bytes its header declares`);
-    }
-    return inflated;
-  } catch (err) {
-    throw corruptEntry(err, entry, label);
-  }
-}
-
-/**
- * Reads the entries whose names `wanted` accepts, under the caps of inspectZip. Meant for the
- * small XML parts a converter reads itself: each is held in memory whole.
- * Throws ConversionError for a corrupt archive or one that breaks a cap.
- */
-export async function readZipEntries(
-  bytes: Buffer,
-  wanted: (name: string) => boolean,
-  limits: ZipLimits,
-  label: string,
-): Promise<Map<string, Buffer>> {
-  const zip = await openZip(bytes, label);
-  try {
-    const entries = await readDirectory(zip, limits, label);
-    const read = new Map<string, Buffer>();
-    for (const entry of entries) {
-      if (entry.fileName.endsWith('/') || !wanted(entry.fileName) || read.has(entry.fileName)) continue;
-      read.set(entry.fileName, await inflateWhole(zip, bytes, entry, label));
-    }
-    return read;
-  } finally {
-    zip.close();
+    throw corruptEntry(err, entry.fileName, label);
   }
 }
 
