@@ -246,10 +246,13 @@ function deckOrder(parts: ReadonlyMap<string, string>): string[] {
 }
 
 /**
- * Every slide's non-empty paragraphs, in deck order, numbered as PowerPoint numbers them.
- * `parts` holds the package's parts named by isNumberingPart, as text.
+ * Every slide's non-empty paragraphs, in deck order, numbered as PowerPoint numbers them; []
+ * when no part sets a number at all. `parts` holds the package's parts named by
+ * isNumberingPart, as text.
  */
 export function slideNumbering(parts: ReadonlyMap<string, string>): SlideParagraph[][] {
+  // Most decks number nothing; they need none of their parts parsed (#36: conversion time).
+  if (![...parts.values()].some((xml) => xml.includes('buAutoNum'))) return [];
   const layouts = new Map<string, Part & { master?: string }>();
   const masters = new Map<string, Master>();
   const layoutOf = (name: string | undefined) => {

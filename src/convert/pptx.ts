@@ -9,7 +9,7 @@ import { escapeBlockStart, gfmTable, hasText, joinBlocks } from './markdown.js';
 import type { ZipLimits } from './options.js';
 import { isNumberingPart, slideNumbering } from './pptx-numbering.js';
 import type { SlideParagraph } from './pptx-numbering.js';
-import { readZipEntries } from './zip.js';
+import { readZipParts } from './zip-parts.js';
 
 type Charts = ReadonlyMap<string, OfficeAttachment>;
 
@@ -166,9 +166,9 @@ function renderSlide(slide: OfficeContentNode, index: number, ctx: RenderContext
   ]);
 }
 
-/** Every paragraph's numbering, slide by slide; [] when the deck's parts cannot say. */
-async function readNumbering(bytes: Buffer, label: string, limits: ZipLimits): Promise<SlideParagraph[][]> {
-  const parts = await readZipEntries(bytes, isNumberingPart, limits, label);
+/** Every paragraph's numbering, slide by slide; [] when the deck numbers nothing or its parts cannot say. */
+function readNumbering(bytes: Buffer, label: string, limits: ZipLimits): SlideParagraph[][] {
+  const parts = readZipParts(bytes, isNumberingPart, limits, label);
   const text = new Map([...parts].map(([name, data]) => [name, data.toString('utf8').replace(/^\uFEFF/, '')]));
   return slideNumbering(text);
 }
@@ -180,7 +180,8 @@ async function readNumbering(bytes: Buffer, label: string, limits: ZipLimits): P
  */
 function matchNumbering(slides: readonly OfficeContentNode[], numbering: readonly SlideParagraph[][]): Map<OfficeContentNode, NumberedItem> {
   const numbered = new Map<OfficeContentNode, NumberedItem>();
-  // Slides that do not line up (a part left out of the slide list) are better left as they are.
+  // Slides that do not line up (a part left out of the slide list) are better left as they are;
+  // so is a deck without numbering ([]).
   if (numbering.length !== slides.length) return numbered;
   slides.forEach((slide, i) => {
     const paragraphs = numbering[i] ?? [];
@@ -215,7 +216,7 @@ export async function pptxToMarkdown(bytes: Buffer, label: string, limits: ZipLi
     (ast.attachments ?? []).filter((a) => a.type === 'chart').map((a) => [a.name, a]),
   );
   const slides = ast.content.filter((node) => node.type === 'slide');
-  const numbered = matchNumbering(slides, await readNumbering(bytes, label, limits));
+  const numbered = matchNumbering(slides, readNumbering(bytes, label, limits));
   const markdown = joinBlocks(slides.map((slide, i) => renderSlide(slide, i, { charts, numbered })));
   // Slide headings and bare placeholders are structure, not text.
   const body = markdown.replace(/^## Slide \d+$/gm, '').replace(/\[(Image|Chart)\]/g, '');

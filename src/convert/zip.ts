@@ -33,51 +33,69 @@ function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** Reads the central directory, enforcing the caps on declared sizes and entry count. */
-async function readDirectory(zip: ZipFile, limits: ZipLimits, label: string): Promise<Entry[]> {
-  if (zip.entryCount > limits.maxEntries) {
+/**
+ * The caps on a zip's central directory, checked entry by entry as it is read: the entry count,
+ * the declared sizes, encryption. Throws the refusal. Shared by yauzl's reading here and the
+ * synchronous one of zip-parts.ts.
+ */
+export function directoryCaps(
+  entryCount: number,
+  limits: ZipLimits,
+  label: string,
+): (entry: { uncompressedSize: number; encrypted: boolean }) => void {
+  if (entryCount > limits.maxEntries) {
     throw new ConversionError(
-      `${label} was refused: its zip archive has ${zip.entryCount} entries, more than the limit of ${limits.maxEntries}.`,
+      `${label} was refused: its zip archive has ${entryCount} entries, more than the limit of ${limits.maxEntries}.`,
     );
   }
-  const entries: Entry[] = [];
+  let count = 0;
   let declared = 0;
+  return (entry) => {
+    count++;
+    declared += entry.uncompressedSize;
+    if (count > limits.maxEntries) {
+      throw new ConversionError(`${label} was refused: its zip archive has more than ${limits.maxEntries} entries.`);
+    }
+    if (declared > limits.maxUncompressedBytes) {
+      throw new ConversionError(
+        `${label} was refused: it would inflate to more than ${mib(limits.maxUncompressedBytes)} (a possible zip bomb).`,
+      );
+    }
+    if (entry.encrypted) throw new ConversionError(`${label} is encrypted and cannot be read.`);
+  };
+}
+
+/** A failure reading a zip's directory as the ConversionError to show (a refusal stays as it is). */
+export function corruptDirectory(err: unknown, label: string): ConversionError {
+  if (err instanceof ConversionError) return err;
+  return new ConversionError(`${label} has a corrupt zip directory: ${errorText(err)}`, { cause: err });
+}
+
+/** A failure reading one entry as the ConversionError to show (a refusal stays as it is). */
+export function corruptEntry(err: unknown, fileName: string, label: string): ConversionError {
+  if (err instanceof ConversionError) return err;
+  return new ConversionError(`${label} has a corrupt zip entry (${fileName.slice(0, 80)}): ${errorText(err)}`, {
+    cause: err,
+  });
+}
+
+/** Reads the central directory, enforcing the caps on declared sizes and entry count. */
+async function readDirectory(zip: ZipFile, limits: ZipLimits, label: string): Promise<Entry[]> {
+  const check = directoryCaps(zip.entryCount, limits, label);
+  const entries: Entry[] = [];
   try {
     for await (const entry of zip.eachEntry()) {
       entries.push(entry);
-      declared += entry.uncompressedSize;
-      if (entries.length > limits.maxEntries) {
-        throw new ConversionError(
-          `${label} was refused: its zip archive has more than ${limits.maxEntries} entries.`,
-        );
-      }
-      if (declared > limits.maxUncompressedBytes) {
-        throw new ConversionError(
-          `${label} was refused: it would inflate to more than ${mib(limits.maxUncompressedBytes)} ` +
-            '(a possible zip bomb).',
-        );
-      }
-      if (entry.isEncrypted()) {
-        throw new ConversionError(`${label} is encrypted and cannot be read.`);
-      }
+      check({ uncompressedSize: entry.uncompressedSize, encrypted: entry.isEncrypted() });
     }
   } catch (err) {
-    if (err instanceof ConversionError) throw err;
-    throw new ConversionError(`${label} has a corrupt zip directory: ${errorText(err)}`, { cause: err });
+    throw corruptDirectory(err, label);
   }
   return entries;
 }
 
-/** Inflates one entry under a cap on the inflated bytes of the whole read; `keep` false drops the bytes. */
-async function inflateEntry(
-  zip: ZipFile,
-  entry: Entry,
-  budget: { left: number },
-  limits: ZipLimits,
-  label: string,
-  keep: boolean,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
+/** Inflates one entry to nowhere under a cap on the inflated bytes of all entries so far. */
+async function countEntry(zip: ZipFile, entry: Entry, budget: { left: number }, limits: ZipLimits, label: string): Promise<void> {
   try {
     const stream = await zip.openReadStreamPromise(entry);
     await pipeline(
@@ -85,7 +103,6 @@ async function inflateEntry(
       new Writable({
         write(chunk: Buffer, _encoding, done) {
           budget.left -= chunk.length;
-          if (keep) chunks.push(chunk);
           done(
             budget.left < 0
               ? new ConversionError(
@@ -97,36 +114,7 @@ async function inflateEntry(
       }),
     );
   } catch (err) {
-    if (err instanceof ConversionError) throw err;
-    throw new ConversionError(`${label} has a corrupt zip entry (${entry.fileName.slice(0, 80)}): ${errorText(err)}`, {
-      cause: err,
-    });
-  }
-  return Buffer.concat(chunks);
-}
-
-/**
- * Reads the entries whose names `wanted` accepts, under the caps of inspectZip.
- * Throws ConversionError for a corrupt archive or one that breaks a cap.
- */
-export async function readZipEntries(
-  bytes: Buffer,
-  wanted: (name: string) => boolean,
-  limits: ZipLimits,
-  label: string,
-): Promise<Map<string, Buffer>> {
-  const zip = await openZip(bytes, label);
-  try {
-    const entries = await readDirectory(zip, limits, label);
-    const budget = { left: limits.maxUncompressedBytes };
-    const read = new Map<string, Buffer>();
-    for (const entry of entries) {
-      if (entry.fileName.endsWith('/') || !wanted(entry.fileName) || read.has(entry.fileName)) continue;
-      read.set(entry.fileName, await inflateEntry(zip, entry, budget, limits, label, true));
-    }
-    return read;
-  } finally {
-    zip.close();
+    throw corruptEntry(err, entry.fileName, label);
   }
 }
 
@@ -134,7 +122,7 @@ export async function readZipEntries(
 async function verifyContents(zip: ZipFile, entries: Entry[], limits: ZipLimits, label: string): Promise<void> {
   const budget = { left: limits.maxUncompressedBytes };
   for (const entry of entries) {
-    if (!entry.fileName.endsWith('/')) await inflateEntry(zip, entry, budget, limits, label, false);
+    if (!entry.fileName.endsWith('/')) await countEntry(zip, entry, budget, limits, label);
   }
 }
 

@@ -2,6 +2,7 @@
 // a parser can recover, in Markdown), never in another exception or a runaway allocation.
 import { describe, expect, it } from 'vitest';
 import { convertDocument } from '../../src/convert/convert.js';
+import { readZipParts } from '../../src/convert/zip-parts.js';
 import { inspectZip } from '../../src/convert/zip.js';
 import { ConversionError } from '../../src/errors.js';
 import { buildZip, minimalDocx, minimalPdf, readOwn, rejection } from './support.js';
@@ -93,6 +94,41 @@ describe('zip bombs', () => {
   it('refuses an entry that inflates past the size it declares', async () => {
     const liar = minimalDocx(['tiny'], [{ name: 'word/media/liar.bin', data: Buffer.alloc(4 * MiB), declaredSize: 1000 }]);
     await rejection(convertDocument(liar, 'liar.docx'));
+  });
+
+  it('reads only the parts asked for, and refuses one that inflates to another size than it declares', async () => {
+    const limits = { maxUncompressedBytes: 8 * MiB, maxEntries: 100 };
+    const parts = [
+      { name: 'ppt/slides/slide1.xml', data: '<p:sld/>' },
+      { name: 'ppt/slides/slide2.xml', data: '<p:sld>stored</p:sld>', store: true },
+      { name: 'ppt/media/image1.png', data: Buffer.alloc(1000) },
+    ];
+    const read = readZipParts(buildZip(parts), (name) => name.startsWith('ppt/slides/'), limits, 'deck.pptx');
+    expect([...read].map(([name, data]) => [name, data.toString('utf8')])).toEqual([
+      ['ppt/slides/slide1.xml', '<p:sld/>'],
+      ['ppt/slides/slide2.xml', '<p:sld>stored</p:sld>'],
+    ]);
+    for (const declaredSize of [1000, 5 * MiB]) {
+      const liar = buildZip([{ name: 'ppt/slides/slide1.xml', data: Buffer.alloc(4 * MiB), declaredSize }]);
+      expect(() => readZipParts(liar, () => true, limits, 'liar.pptx')).toThrow(
+        /^liar\.pptx has a corrupt zip entry \(ppt\/slides\/slide1\.xml\)/,
+      );
+    }
+  });
+
+  it('reads parts under the same caps as inspectZip, and refuses a broken directory', () => {
+    const parts = [
+      { name: 'ppt/slides/slide1.xml', data: Buffer.alloc(3 * MiB) },
+      { name: 'ppt/slides/slide2.xml', data: '<p:sld/>' },
+    ];
+    const read = (bytes: Buffer, limits: { maxUncompressedBytes: number; maxEntries: number }) =>
+      readZipParts(bytes, () => true, limits, 'deck.pptx');
+    expect(() => read(buildZip(parts), { maxUncompressedBytes: 2 * MiB, maxEntries: 100 })).toThrow(/would inflate to more than 2 MiB/);
+    expect(() => read(buildZip(parts), { maxUncompressedBytes: 8 * MiB, maxEntries: 1 })).toThrow(/has 2 entries, more than the limit of 1/);
+    const bytes = buildZip(parts);
+    expect(() => read(bytes.subarray(0, bytes.length - 30), { maxUncompressedBytes: 8 * MiB, maxEntries: 100 })).toThrow(
+      /^deck\.pptx has a corrupt zip directory: /,
+    );
   });
 
   it('enforces a configured size cap on the real inflated size', async () => {
