@@ -17,6 +17,12 @@ function niceMax(value: number): number {
   return 10 * magnitude;
 }
 
+function verdictLine(verdicts: readonly FlatnessVerdict[]): string {
+  const failed = verdicts.filter((v) => !v.pass);
+  if (failed.length === 0) return 'pass: every process ended within 10 % of its start (heap-used after GC and RSS)';
+  return `fail: ${failed.map((v) => v.process).join(', ')} ended more than 10 % above its start (heap-used after GC or RSS)`;
+}
+
 export function soakChart(samples: readonly MemorySample[], verdicts: readonly FlatnessVerdict[], title: string, loadEndS: number): string {
   const names = [...new Set(samples.map((s) => s.process))];
   const tMin = Math.min(0, ...samples.map((s) => s.t_s));
@@ -31,7 +37,7 @@ export function soakChart(samples: readonly MemorySample[], verdicts: readonly F
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="system-ui, sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="#fff"/>`,
     `<text x="${PAD.left}" y="24" font-size="15" font-weight="600">${esc(title)}</text>`,
-    `<text x="${PAD.left}" y="44" fill="${passed ? '#2b8a3e' : '#c92a2a'}">${passed ? 'pass' : 'fail'}: every process's heap-used and RSS at the end ${passed ? 'within' : 'not all within'} 10 % of its start</text>`,
+    `<text x="${PAD.left}" y="44" fill="${passed ? '#2b8a3e' : '#c92a2a'}">${esc(verdictLine(verdicts))}</text>`,
     `<rect x="${x(0)}" y="${PAD.top}" width="${r1(x(loadEndS) - x(0))}" height="${plotH}" fill="#f1f3f5"/>`,
   ];
   for (let i = 0; i <= 5; i++) {
