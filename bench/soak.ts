@@ -57,7 +57,7 @@ interface SoakResults {
   /** False while the soak runs (the file is rewritten after each sample) or when it was stopped early. */
   finished: boolean;
   warren_commit: string;
-  params: ReturnType<typeof readSoakOptions> & { apis: number; workers: number; tokens: number; delay_ms: number; malloc_arena_max: string | null };
+  params: ReturnType<typeof readSoakOptions> & { apis: number; workers: number; tokens: number; delay_ms: number; malloc_arena_max: string | null; ld_preload: string | null };
   /** Seconds the load took (0 until it ends). */
   load_s: number;
   tally: SoakTally | null;
@@ -89,7 +89,7 @@ async function main(): Promise<void> {
     date: started.toISOString(),
     finished: false,
     warren_commit: commitOf(PROJECT_ROOT),
-    params: { ...options, apis, workers, tokens, delay_ms: delayMs, malloc_arena_max: process.env.MALLOC_ARENA_MAX ?? null },
+    params: { ...options, apis, workers, tokens, delay_ms: delayMs, malloc_arena_max: process.env.MALLOC_ARENA_MAX ?? null, ld_preload: process.env.LD_PRELOAD ?? null },
     load_s: 0,
     tally: null,
     load_average: [],
