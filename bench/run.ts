@@ -11,7 +11,7 @@ import { startScriptedModel } from './model/scripted-model.ts';
 import { makeTextPdf } from './docs/make-pdf.ts';
 import { reportPdf } from '../test/fixtures/documents/src/pdf-builder.ts';
 import { scannedPdf } from '../test/fixtures/documents/src/scan.ts';
-import { machineInfo, packageVersions } from './lib/machine.ts';
+import { commitOf, machineInfo, packageVersions } from './lib/machine.ts';
 import { readOptions, WORKLOADS, type BenchOptions } from './lib/options.ts';
 import type { BenchResults, Series } from './lib/results.ts';
 import { DEFAULT_QUIET, waitForQuiet } from './lib/quiet.ts';
@@ -294,17 +294,6 @@ function redisVersion(): string {
     return /v=(\S+)/.exec(execFileSync('redis-server', ['--version'], { encoding: 'utf8' }))?.[1] ?? 'unknown';
   } catch {
     return 'missing';
-  }
-}
-
-/** The commit of the measured checkout, `+changes` when its work tree differs from it. */
-function commitOf(root: string): string {
-  try {
-    const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
-    return dirty ? `${head}+changes` : head;
-  } catch {
-    return 'unknown';
   }
 }
 

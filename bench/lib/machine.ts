@@ -1,4 +1,5 @@
 // The machine and software the numbers were measured on.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,4 +40,15 @@ export function packageVersions(benchDir: string, warrenRoot: string): Record<st
     ...Object.fromEntries(anchor.map((n) => [`bench:${n}`, read(benchDir, n)])),
     ...Object.fromEntries(warren.map((n) => [`warren:${n}`, read(warrenRoot, n)])),
   };
+}
+
+/** The commit of the measured checkout, `+changes` when its work tree differs from it. */
+export function commitOf(root: string): string {
+  try {
+    const head = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', root, 'status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head}+changes` : head;
+  } catch {
+    return 'unknown';
+  }
 }

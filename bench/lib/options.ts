@@ -121,7 +121,7 @@ const FULL = {
 const STALLED_RUN_TOKENS = 1900;
 
 /** A flag's integer value, at least `min`; bad values fail at once rather than mid-run. */
-const integer = (name: string, value: string | undefined, fallback: number, min: number): number => {
+export const integer = (name: string, value: string | undefined, fallback: number, min: number): number => {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < min) throw new Error(`--${name} must be an integer ≥ ${min}, got "${value}"`);

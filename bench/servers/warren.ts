@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { collectGarbage, GC_HOOK_ARGS } from '../lib/gc.ts';
+import { collectGarbage, GC_HOOK_ARGS, type GcReport } from '../lib/gc.ts';
 import { freePort, startChild, stopChild, type Child } from '../lib/processes.ts';
 import { waitFor } from '../lib/wait.ts';
 import type { BenchServer } from './bench-server.ts';
@@ -21,9 +21,11 @@ export interface WarrenOptions {
   workerConcurrency: number;
   /** Worker processes (1 unless scaling out is what is measured). */
   workers?: number;
+  /** API processes on the same Redis (1 unless the soak's two replicas are measured). */
+  apis?: number;
   /** Write V8 CPU profiles of the API and workers here when they stop. */
   cpuProfDir?: string | null;
-  /** Each forced GC of the API writes a heap snapshot here instead. */
+  /** Each forced GC of a process (the API's in the bench; every process's in the soak) writes a heap snapshot here instead. */
   heapSnapshotDir?: string | null;
   /** A local 3-master Redis Cluster instead of one redis-server. */
   redisCluster?: boolean;
@@ -35,6 +37,16 @@ export interface WarrenServer extends BenchServer {
   /** Its Redis (the first node of a cluster). */
   readonly redisUrl: string;
   readonly onCluster: boolean;
+  /** Base URL of each API process, the first being `baseUrl`. */
+  readonly apiBaseUrls: readonly string[];
+  /** Every Node process (APIs, then workers) by role, each able to run a forced GC (../lib/gc.ts). */
+  readonly nodeProcesses: readonly NodeProcess[];
+}
+
+export interface NodeProcess {
+  name: string;
+  pid: number;
+  collectGarbage(): Promise<GcReport>;
 }
 
 function configYaml(options: WarrenOptions): string {
@@ -54,11 +66,10 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
   const redis = options.redisCluster ? await startRedisCluster(options.projectRoot, home) : await startRedis(options.projectRoot, home);
   const configFile = path.join(home, 'config.yaml');
   writeFileSync(configFile, configYaml(options));
-  const port = await freePort();
+  const ports = await Promise.all(Array.from({ length: options.apis ?? 1 }, () => freePort()));
   const env = {
     ...process.env,
     REDIS_URL: redis.url,
-    PORT: String(port),
     HOST: '127.0.0.1',
     WARREN_HOME: home,
     WARREN_CONFIG: configFile,
@@ -72,22 +83,27 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
     ...(options.heapSnapshotDir ? { BENCH_HEAP_SNAPSHOT_DIR: options.heapSnapshotDir } : {}),
   };
   const dist = path.join(options.projectRoot, 'dist');
-  const api: Child = startChild('warren-api', process.execPath, [...GC_HOOK_ARGS, path.join(dist, 'src', 'main.js')], { cwd: options.projectRoot, env });
-  const workers: Child[] = Array.from({ length: options.workers ?? 1 }, (_, i) =>
-    startChild(`warren-worker-${i}`, process.execPath, [path.join(dist, 'workers', 'main.js')], { cwd: options.projectRoot, env }),
+  const apis: Child[] = ports.map((port, i) =>
+    startChild(ports.length === 1 ? 'warren-api' : `warren-api-${i}`, process.execPath, [...GC_HOOK_ARGS, path.join(dist, 'src', 'main.js')], { cwd: options.projectRoot, env: { ...env, PORT: String(port) } }),
   );
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const api = apis[0] as Child;
+  const workers: Child[] = Array.from({ length: options.workers ?? 1 }, (_, i) =>
+    startChild(`warren-worker-${i}`, process.execPath, [...GC_HOOK_ARGS, path.join(dist, 'workers', 'main.js')], { cwd: options.projectRoot, env }),
+  );
+  const apiBaseUrls = ports.map((port) => `http://127.0.0.1:${port}`);
+  const baseUrl = apiBaseUrls[0] as string;
 
   const stop = async () => {
-    await Promise.all([api, ...workers].map((p) => stopChild(p.child)));
+    await Promise.all([...apis, ...workers].map((p) => stopChild(p.child)));
     await redis.stop();
     rmSync(home, { recursive: true, force: true });
   };
   try {
     await waitFor(
       async () => {
-        for (const p of [api, ...workers]) if (p.child.exitCode !== null) throw new Error(`${p.name} exited: ${p.tail()}`);
-        return (await fetch(`${baseUrl}/ok`).catch(() => null))?.ok === true;
+        for (const p of [...apis, ...workers]) if (p.child.exitCode !== null) throw new Error(`${p.name} exited: ${p.tail()}`);
+        const answers = await Promise.all(apiBaseUrls.map((url) => fetch(`${url}/ok`).catch(() => null)));
+        return answers.every((answer) => answer?.ok === true);
       },
       'the Warren API to answer /ok',
       60_000,
@@ -105,7 +121,7 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
     onCluster: options.redisCluster === true,
     apiPid: api.child.pid as number,
     processes: {
-      api: api.child.pid as number,
+      ...Object.fromEntries(apis.map((a, i) => [i === 0 ? 'api' : `api-${i}`, a.child.pid as number])),
       ...Object.fromEntries(workers.map((w, i) => [workers.length === 1 ? 'worker' : `worker-${i}`, w.child.pid as number])),
       ...redis.processes,
     },
@@ -113,6 +129,8 @@ export async function startWarren(options: WarrenOptions): Promise<WarrenServer>
     relayLag: () => scrapeRelayLag(baseUrl),
     openStreams: () => scrapeOpenStreams(baseUrl),
     collectGarbage: () => collectGarbage(api.child),
+    apiBaseUrls,
+    nodeProcesses: [...apis, ...workers].map((p) => ({ name: p.name, pid: p.child.pid as number, collectGarbage: () => collectGarbage(p.child) })),
     stop,
   };
 }

@@ -3,36 +3,23 @@
 // what it held back); after the outage they are taken over from their last checkpoint, and the
 // stream's exactly-once holds: no run shows two writers, no turn is lost or doubled.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
-import { outageReply, runThroughOutage } from '../support/outage-runs.js';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
-import { testGraphs } from '../support/stack.js';
+import { startOutageCluster, type OutageCluster } from '../support/outage-runs.js';
 
 const RUNS = 20;
 const OUTAGE_MS = 16_000;
 
-let llm: ScriptedOpenAI;
-let cluster: Cluster;
+let outage: OutageCluster | undefined;
 
 beforeAll(async () => {
-  buildDist();
-  llm = await startScriptedOpenAI(outageReply);
-  process.env.WARREN_TEST_OPENAI_URL = llm.url;
-  cluster = await startCluster({
-    apis: 2,
-    workers: 2,
-    workerConcurrency: RUNS / 2,
-    config: { graphs: testGraphs('chat'), runtime: { outage_hold_seconds: 4 } },
-  });
+  outage = await startOutageCluster({ runs: RUNS, runtime: { outage_hold_seconds: 4 } });
 }, 240_000);
 afterAll(async () => {
-  await cluster?.stop();
-  await llm?.close();
+  await outage?.stop();
 }, 60_000);
 
 describe('a Redis outage longer than the hold (#33)', () => {
   it('takes the runs over after the outage, exactly once', async () => {
-    const result = await runThroughOutage(cluster, llm, RUNS, OUTAGE_MS);
+    const result = await (outage as OutageCluster).runThroughOutage(OUTAGE_MS);
     console.log(`[redis kill -9, ${OUTAGE_MS / 1000} s, hold 4 s] ${JSON.stringify(result)}`);
     expect(result.doubled, 'runs executed twice at once').toBe(0);
     expect(result.takenOver, 'runs taken over').toBe(RUNS);

@@ -5,32 +5,24 @@
 // repeat). The stalled check and the other worker may pick the jobs up meanwhile: the runs'
 // holds keep them from claiming (start-run-2.lua).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
-import { outageReply, runThroughOutage } from '../support/outage-runs.js';
-import { startScriptedOpenAI, type ScriptedOpenAI } from '../support/scripted-openai.js';
-import { testGraphs } from '../support/stack.js';
+import { startOutageCluster, type OutageCluster } from '../support/outage-runs.js';
 
 const RUNS = 20;
 const OUTAGE_MS = 16_000;
 
-let llm: ScriptedOpenAI;
-let cluster: Cluster;
+let outage: OutageCluster | undefined;
 
+// The default lock (10 s), stalled check (5 s) and hold (30 s).
 beforeAll(async () => {
-  buildDist();
-  llm = await startScriptedOpenAI(outageReply);
-  process.env.WARREN_TEST_OPENAI_URL = llm.url;
-  // The default lock (10 s), stalled check (5 s) and hold (30 s).
-  cluster = await startCluster({ apis: 2, workers: 2, workerConcurrency: RUNS / 2, config: { graphs: testGraphs('chat') } });
+  outage = await startOutageCluster({ runs: RUNS });
 }, 240_000);
 afterAll(async () => {
-  await cluster?.stop();
-  await llm?.close();
+  await outage?.stop();
 }, 60_000);
 
 describe('a Redis outage shorter than the hold (#33)', () => {
   it('costs no re-run: every run finishes at attempt 1, each model call made once, no gap or repeat', async () => {
-    const result = await runThroughOutage(cluster, llm, RUNS, OUTAGE_MS);
+    const result = await (outage as OutageCluster).runThroughOutage(OUTAGE_MS);
     console.log(`[redis kill -9, ${OUTAGE_MS / 1000} s] ${JSON.stringify(result)}`);
     expect(result.doubled, 'runs executed twice at once').toBe(0);
     expect(result.takenOver, 'runs taken over').toBe(0);

@@ -1,11 +1,13 @@
-// Twenty chat runs streaming on two workers while Redis is killed (-9, AOF on) and started again
-// after a gap: what each run's stream, thread and model calls show afterwards. For the outage
-// tests of #33, within a worker's hold (no run executed twice) and beyond it (taken over).
+// Chat runs streaming on two workers while Redis is killed (-9, AOF on) and started again after
+// a gap: what each run's stream, thread and model calls show afterwards. For the outage tests of
+// #33, within a worker's hold (no run executed twice) and beyond it (taken over): each states
+// only its runtime settings and its assertions; the stack and the scripted model are set up here.
 import { expect } from 'vitest';
 import { keys } from '../../src/store/keys.js';
-import type { Cluster } from './cluster.js';
+import { buildDist, startCluster, type Cluster } from './cluster.js';
 import { chatRuns, expectOneWriterAtATime, modelCallsPerThread, streamedTexts } from './run-invariants.js';
-import type { ScriptedOpenAI } from './scripted-openai.js';
+import { startScriptedOpenAI, type ScriptedOpenAI } from './scripted-openai.js';
+import { testGraphs } from './stack.js';
 import { connectTestRedis } from './test-redis.js';
 import { waitFor } from './wait-for.js';
 
@@ -30,8 +32,46 @@ export interface OutageResult {
   brokenTexts: number;
 }
 
-/** Starts `count` runs, kills Redis once every run streams, starts it after `outageMs`, and checks every run. */
-export async function runThroughOutage(cluster: Cluster, llm: ScriptedOpenAI, count: number, outageMs: number): Promise<OutageResult> {
+export interface OutageClusterConfig {
+  /** Runs streaming when Redis dies, split evenly over the two workers' slots. */
+  runs: number;
+  /** The config's `runtime` section (the hold, say); the defaults when left out. */
+  runtime?: Record<string, unknown>;
+}
+
+export interface OutageCluster {
+  /** Starts the runs, kills Redis once every run streams, starts it after `outageMs`, and checks every run. */
+  runThroughOutage(outageMs: number): Promise<OutageResult>;
+  stop(): Promise<void>;
+}
+
+/** 2 APIs and 2 workers hosting the test chat graph, whose model is a scripted one answering `outageReply`. */
+export async function startOutageCluster(config: OutageClusterConfig): Promise<OutageCluster> {
+  buildDist();
+  const llm = await startScriptedOpenAI(outageReply);
+  process.env.WARREN_TEST_OPENAI_URL = llm.url;
+  let cluster: Cluster;
+  try {
+    cluster = await startCluster({
+      apis: 2,
+      workers: 2,
+      workerConcurrency: Math.ceil(config.runs / 2),
+      config: { graphs: testGraphs('chat'), ...(config.runtime ? { runtime: config.runtime } : {}) },
+    });
+  } catch (err) {
+    await llm.close();
+    throw err;
+  }
+  return {
+    runThroughOutage: (outageMs) => runThroughOutage(cluster, llm, config.runs, outageMs),
+    stop: async () => {
+      await cluster.stop();
+      await llm.close();
+    },
+  };
+}
+
+async function runThroughOutage(cluster: Cluster, llm: ScriptedOpenAI, count: number, outageMs: number): Promise<OutageResult> {
   const chat = chatRuns(cluster);
   const threads = await chat.threads(count);
   const runs = await chat.start(threads, 'question');
