@@ -47,6 +47,14 @@ describe('docker-compose.yml', () => {
     expect(dockerfile).toMatch(/bubblewrap/);
   });
 
+  it('runs both roles on jemalloc, which gives back what a load freed (the soak in bench/README)', () => {
+    const dockerfile = readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toMatch(/libjemalloc2/);
+    const preload = /LD_PRELOAD=(\S+)/.exec(dockerfile)?.[1];
+    expect(preload).toBe('/usr/local/lib/libjemalloc.so.2');
+    expect(dockerfile).toContain(`ln -s "$(ls /usr/lib/*-linux-gnu/libjemalloc.so.2 | head -n 1)" ${preload}`);
+  });
+
   it('ships an nginx.conf that nginx accepts', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'warren-nginx-'));
     // Docker's DNS name `api` does not resolve here; point it at loopback for the syntax check.
