@@ -3,10 +3,11 @@
 import { checkCreate, matchesAccessFilter, type AccessPolicy } from '../auth/access.js';
 import { mayReach, ownerFilter, type Identity } from '../auth/identity.js';
 import { randomUUID } from 'node:crypto';
-import { GraphNotFoundError } from '../../graphs/graphs.errors.js';
+import { GraphBuildFailedError, GraphNotFoundError } from '../../graphs/graphs.errors.js';
 import type { GraphRegistry, HostedGraph } from '../../graphs/registry.js';
 import { resolveRunAssistant, systemAssistantDefaults, type RunAssistant, type RunConfig } from '../admission/run-assistant.js';
 import type { SystemAssistantDefaults } from '../config/langgraph-config.js';
+import { isWarrenError } from '../errors.js';
 import { matchesFilter } from '../store/json.js';
 import { nowIso, type Assistant, type AssistantVersion } from '../store/records.js';
 import type { StoredAssistant } from '../store/assistants.js';
@@ -111,7 +112,15 @@ export function createAssistantsService(deps: AssistantsServiceDeps) {
     const assistant = await get(id);
     requireGraph(assistant.graph_id);
     const config = assistant.config as RunConfig;
-    return { assistant, graph: await deps.graphs.load(assistant.graph_id, config.configurable ? { configurable: config.configurable } : undefined) };
+    try {
+      return { assistant, graph: await deps.graphs.load(assistant.graph_id, config.configurable ? { configurable: config.configurable } : undefined) };
+    } catch (err) {
+      // The project's code threw (a factory refusing this config, a node named like a state key):
+      // the caller learns why, rather than an anonymous 500.
+      if (isWarrenError(err)) throw err;
+      const why = err instanceof Error ? err.message : String(err);
+      throw new GraphBuildFailedError(`Graph "${assistant.graph_id}" could not be built with assistant ${id}'s config: ${why}`);
+    }
   }
 
   /**

@@ -117,6 +117,17 @@ describe('thread state as LangGraph gives it', () => {
     const state = await replicas[1]?.threads.getState(thread.thread_id);
     expect((state?.values as { log: string[] }).log).toEqual(['go', 'first', 'extra', 'by extra']);
   });
+
+  it("answers 422 naming the cause when the assistant's config makes its factory throw", async () => {
+    const assistant = await client.assistants.create({ graphId: 'factory', config: { configurable: { variant: 'broken' } } });
+    for (const route of ['schemas', 'graph', 'subgraphs']) {
+      const res = await fetch(`http://127.0.0.1:${cluster.apis[1]?.port}/api/langgraph/assistants/${assistant.assistant_id}/${route}`);
+      expect(res.status).toBe(422);
+      const body = (await res.json()) as { detail: string };
+      expect(body.detail).toContain('Graph "factory" could not be built');
+      expect(body.detail).toContain('log');
+    }
+  });
 });
 
 describe('runs', () => {
