@@ -166,6 +166,19 @@ describe('deploy/kubernetes agrees with the code', () => {
     expect(Number(annotations['nginx.ingress.kubernetes.io/proxy-read-timeout'])).toBeGreaterThan(config.runtime.heartbeat_seconds * 3);
   });
 
+  it('keeps /metrics off the Ingress, on the same host as the API in every overlay', () => {
+    type IngressSpec = { rules: { host: string; http: { paths: { path: string; pathType: string }[] } }[]; tls?: unknown };
+    for (const manifests of [dev, production]) {
+      const api = find(manifests, 'Ingress', 'warren');
+      const closed = find(manifests, 'Ingress', 'warren-metrics-closed');
+      expect(closed.metadata.annotations?.['nginx.ingress.kubernetes.io/denylist-source-range']).toBe('0.0.0.0/0,::/0');
+      const [apiSpec, closedSpec] = [api.spec as IngressSpec, closed.spec as IngressSpec];
+      expect(closedSpec.rules[0]?.http.paths).toEqual([expect.objectContaining({ path: '/metrics', pathType: 'Exact' })]);
+      expect(closedSpec.rules[0]?.host).toBe(apiSpec.rules[0]?.host);
+      expect(closedSpec.tls).toEqual(apiSpec.tls);
+    }
+  });
+
   it('pods run as the image\'s non-root user with no capability', () => {
     expect(readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8')).toMatch(/^USER node$/m);
     for (const d of [api, worker]) {
