@@ -1,5 +1,6 @@
 // Thread deletion leaves nothing (issue 33), on 2 API replicas and 2 workers: a thousand threads
-// live (a chat run each, an upload, a cron, a store item of their own, and every tenth a memory fact),
+// live (a chat run each with a feedback on it, an upload, a cron, a store item of their own, and every
+// tenth a memory fact),
 // then half are deleted through the LangGraph API and half through the gateway's. The keyspace,
 // counted per key family (ids replaced by placeholders) and, for each single key, by its size,
 // is then what it was before, and no thread's folder is left on disk. What is retained on
@@ -103,6 +104,10 @@ async function life(i: number, route: 'langgraph' | 'gateway'): Promise<string> 
   // A yearly schedule: it exists (record, indexes, BullMQ scheduler) but never ticks here.
   await ok('POST', `/api/langgraph/threads/${threadId}/runs/crons`, { assistant_id: 'chat', schedule: '0 0 1 1 *', input: { messages: [] } });
   await ok('POST', `/api/langgraph/threads/${threadId}/runs/wait`, { assistant_id: 'chat', input: { messages: [{ type: 'human', content: `life ${i}` }] } });
+  const listed = await ok<Array<{ run_id: string }> | { runs: Array<{ run_id: string }> }>('GET', `/api/langgraph/threads/${threadId}/runs`);
+  const runId = (Array.isArray(listed) ? listed : listed.runs)[0]?.run_id;
+  expect(runId).toBeDefined();
+  await ok('POST', `/api/threads/${threadId}/runs/${runId}/feedback`, { rating: i % 2 === 0 ? 1 : -1, comment: `life ${i}` });
   const namespace = ['life', threadId];
   await ok('PUT', '/api/langgraph/store/items', { namespace, key: 'note', value: { i } }, 204);
   await ok('DELETE', '/api/langgraph/store/items', { namespace, key: 'note' }, 204);
