@@ -10,13 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../src/store/keys.js';
 import { agentScript } from '../support/agent-script.js';
 import type { Cluster } from '../support/cluster.js';
-import { startChannelStack, type ChannelStack } from '../support/channel-stack.js';
+import { CHANNEL_UI_AUTH, CHANNEL_UI_KEYS, startChannelStack, type ChannelStack } from '../support/channel-stack.js';
 import { startFakeTelegram, type FakeTelegram } from '../support/fake-telegram.js';
 import { expectDetail, replicaApi } from '../support/replica-api.js';
 import { connectTestRedis } from '../support/test-redis.js';
 import { waitFor } from '../support/wait-for.js';
 
-const KEYS = { admin: 'admin-key-0123456789abcdef', alice: 'alice-key-0123456789abcdef', bob: 'bob-key-0123456789abcdef0' } as const;
+const KEYS = CHANNEL_UI_KEYS;
 const SECRETS_KEY = 'a3'.repeat(32);
 
 const script = agentScript();
@@ -34,7 +34,7 @@ beforeAll(async () => {
     env: { WARREN_CHANNEL_SECRETS_KEY: SECRETS_KEY },
     config: {
       runtime: { lock_seconds: 2, stalled_check_seconds: 1 },
-      auth: { api_keys: [{ key: KEYS.admin, user: 'root', role: 'admin' }, { key: KEYS.alice, user: 'alice' }, { key: KEYS.bob, user: 'bob' }] },
+      auth: CHANNEL_UI_AUTH,
       channels: {
         lease_seconds: 2,
         // Off in config.yaml: only the credentials saved from the UI start it.

@@ -50,3 +50,14 @@ export async function startChannelStack<P extends { close(): Promise<void> }>(
     throw err;
   }
 }
+
+/** The channel UI tests' callers: an admin who saves credentials, and two users who connect their own chats. */
+export const CHANNEL_UI_KEYS = { admin: 'admin-key-0123456789abcdef', alice: 'alice-key-0123456789abcdef', bob: 'bob-key-0123456789abcdef0' } as const;
+/** config.yaml's `auth` for CHANNEL_UI_KEYS. */
+export const CHANNEL_UI_AUTH = {
+  api_keys: [
+    { key: CHANNEL_UI_KEYS.admin, user: 'root', role: 'admin' },
+    { key: CHANNEL_UI_KEYS.alice, user: 'alice' },
+    { key: CHANNEL_UI_KEYS.bob, user: 'bob' },
+  ],
+};
