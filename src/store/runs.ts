@@ -26,7 +26,13 @@ export type CreateRunResult =
   | { dispatch: false; existed: true; holdsThread: boolean };
 /** A claim of a live run takes a new attempt; `attempt` is the claim's fencing token. */
 export type StartRunResult =
-  | { kind: 'started'; attempt: number }
+  /**
+   * `run`: its record as the claim left it, `checkpoint_before` set; `latest`: the thread's
+   * newest root checkpoint when the run was claimed.
+   */
+  | { kind: 'started'; attempt: number; run: StoredRun; latest: string | null }
+  /** A pending run that may be waiting out `after_seconds`: not claimed; ask again with `due` once its time has come. */
+  | { kind: 'check-due' }
   | { kind: 'missing' }
   | { kind: 'terminal'; status: RunStatus; attempt: number }
   | { kind: 'cancelled'; action: 'interrupt' | 'rollback'; attempt: number }
@@ -38,7 +44,7 @@ export type StartRunResult =
    */
   | { kind: 'held'; attempt: number; waitMs: number };
 
-/** How a claim's hold on a run lasts; see start-run-2.lua and renew-run-lease-1.lua. */
+/** How a claim's hold on a run lasts; see start-run-3.lua and renew-run-lease-1.lua. */
 export interface RunLeaseTimes {
   /** How long a hold lasts without renewal. */
   leaseMs: number;
@@ -72,19 +78,18 @@ export interface RunStore {
   inflight(threadId: string): Promise<StoredRun[]>;
   /** Every pending or running run, on any thread (bulk cancel by status). */
   inflightEverywhere(): Promise<StoredRun[]>;
-  /** Claims the run; without `lease`, a hold nobody keeps (the next claim takes over at once). */
-  start(threadId: string, runId: string, maxAttempts: number, lease?: RunLeaseTimes): Promise<StartRunResult>;
+  /**
+   * Claims the run, and answers in the same round trip with what its worker needs before the
+   * graph starts. Without `lease`, a hold nobody keeps (the next claim takes over at once).
+   * `due`: the caller found the run due, so a pending run with `after_seconds` is claimed too.
+   */
+  start(threadId: string, runId: string, maxAttempts: number, lease?: RunLeaseTimes, options?: { due?: boolean }): Promise<StartRunResult>;
   /**
    * Renews the hold of the attempt that claimed the run (and re-takes it after an outage, if no
    * one claimed it meanwhile): true if held, false once the run no longer runs (settled or
    * handed back). Rejects with a WARREN_FENCED refusal once another attempt holds it.
    */
   renewLease(fence: RunFence, leaseMs: number): Promise<boolean>;
-  /**
-   * Records where the run started and how many messages its line held there, once: later calls
-   * keep the first values. Returns the kept checkpoint.
-   */
-  recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null>;
   /** Keeps, once, how many messages preceded the run's own (the history feed counts it on first need). */
   recordMessagesBefore(threadId: string, runId: string, count: number): Promise<void>;
   /** A graceful hand-back: the attempt is not counted against the limit. */
@@ -251,12 +256,23 @@ class RedisRunStore implements RunStore {
     return out;
   }
 
-  async start(threadId: string, runId: string, maxAttempts: number, { leaseMs, graceMs }: RunLeaseTimes = { leaseMs: 0, graceMs: 0 }): Promise<StartRunResult> {
-    const reply = (await this.startScript([keys.run(threadId, runId), keys.thread(threadId)], [nowIso(), maxAttempts, Math.ceil(leaseMs), Math.ceil(graceMs)])) as string[];
+  async start(threadId: string, runId: string, maxAttempts: number, { leaseMs, graceMs }: RunLeaseTimes = { leaseMs: 0, graceMs: 0 }, { due = false }: { due?: boolean } = {}): Promise<StartRunResult> {
+    const reply = (await this.startScript(
+      [keys.run(threadId, runId), keys.thread(threadId), keys.checkpointIds(threadId, '')],
+      [nowIso(), maxAttempts, Math.ceil(leaseMs), Math.ceil(graceMs), due ? '1' : '0'],
+    )) as string[];
     const [kind, value, third] = reply;
     switch (kind) {
-      case 'started':
-        return { kind, attempt: Number(value) };
+      case 'started': {
+        const hash: Record<string, string> = {};
+        for (let i = 3; i + 1 < reply.length; i += 2) hash[reply[i] as string] = reply[i + 1] as string;
+        const run = runFromHash(hash, this.json);
+        // The script read the record it had just written: it cannot be gone.
+        if (!run) throw new RunNotFoundError(`Run ${runId} not found on thread ${threadId}`);
+        return { kind, attempt: Number(value), run, latest: third || null };
+      }
+      case 'check-due':
+        return { kind };
       case 'terminal':
         return { kind, status: value as RunStatus, attempt: Number(third) };
       case 'cancelled':
@@ -268,12 +284,6 @@ class RedisRunStore implements RunStore {
       default:
         return { kind: 'missing' };
     }
-  }
-
-  async recordCheckpointBefore(threadId: string, runId: string, checkpointId: string | null): Promise<string | null> {
-    // Set here, it is ours; otherwise an earlier attempt's stands, and is read.
-    if ((await this.redis.hsetnx(keys.run(threadId, runId), 'checkpoint_before', checkpointId ?? '')) === 1) return checkpointId;
-    return (await this.redis.hget(keys.run(threadId, runId), 'checkpoint_before')) || null;
   }
 
   async recordMessagesBefore(threadId: string, runId: string, count: number): Promise<void> {

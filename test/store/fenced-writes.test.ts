@@ -23,16 +23,8 @@ beforeAll(() => {
 afterAll(() => redis?.disconnect());
 
 /** A thread with one pending run, claimed `claims` times; returns each claim's fence. */
-async function claimedRun(claims: number): Promise<RunFence[]> {
-  const threadId = randomUUID();
-  const runId = randomUUID();
-  // An owner of its own, so no user's thread list on the shared test Redis sees these threads.
-  await stores.threads.create({ threadId, metadata: {}, ifExists: 'raise', owner: 'fenced-writes-test' });
-  const now = nowIso();
-  await stores.runs.create(
-    { run_id: runId, thread_id: threadId, assistant_id: 'agent', status: 'pending', created_at: now, updated_at: now, metadata: {}, kwargs: {}, multitask_strategy: 'enqueue', attempt: 0, cancel: null, temporary: false },
-    'enqueue',
-  );
+async function claimedRun(claims: number, kwargs: Record<string, unknown> = {}): Promise<RunFence[]> {
+  const { threadId, runId } = await pendingRun(kwargs);
   const fences: RunFence[] = [];
   for (let i = 0; i < claims; i++) {
     const claim = await stores.runs.start(threadId, runId, 10);
@@ -40,6 +32,20 @@ async function claimedRun(claims: number): Promise<RunFence[]> {
     fences.push({ threadId, runId, attempt: claim.attempt });
   }
   return fences;
+}
+
+/** A thread with one pending run. */
+async function pendingRun(kwargs: Record<string, unknown> = {}): Promise<{ threadId: string; runId: string }> {
+  const threadId = randomUUID();
+  const runId = randomUUID();
+  // An owner of its own, so no user's thread list on the shared test Redis sees these threads.
+  await stores.threads.create({ threadId, metadata: {}, ifExists: 'raise', owner: 'fenced-writes-test' });
+  const now = nowIso();
+  await stores.runs.create(
+    { run_id: runId, thread_id: threadId, assistant_id: 'agent', status: 'pending', created_at: now, updated_at: now, metadata: {}, kwargs, multitask_strategy: 'enqueue', attempt: 0, cancel: null, temporary: false },
+    'enqueue',
+  );
+  return { threadId, runId };
 }
 
 const checkpoint = (): Checkpoint => ({ ...emptyCheckpoint(), id: uuid6(-1) });
@@ -52,6 +58,33 @@ const refused = async (write: Promise<unknown>, test: (err: unknown) => boolean)
   expect(err, 'the write was refused').not.toBeNull();
   expect(test(err), String(err)).toBe(true);
 };
+
+describe('claiming a run', () => {
+  it('answers with the record and the thread\'s newest checkpoint, kept by the first attempt as where the run started', async () => {
+    const { threadId, runId } = await pendingRun({ stream_mode: ['values'] });
+    const first = await stores.runs.start(threadId, runId, 10);
+    expect(first).toMatchObject({ kind: 'started', attempt: 1, latest: null, run: { run_id: runId, status: 'running', attempt: 1, checkpoint_before: null, kwargs: { stream_mode: ['values'] } } });
+    // The first attempt stores a checkpoint, then the run is claimed again: the thread moved on.
+    const saver = stores.checkpointer.forRun({ threadId, runId, attempt: 1 }, null);
+    const stored = await saver.put(rootConfig(threadId), checkpoint(), { source: 'input', step: -1, parents: {} }, {});
+    const second = await stores.runs.start(threadId, runId, 10);
+    const id = stored.configurable?.checkpoint_id as string;
+    expect(second).toMatchObject({ kind: 'started', attempt: 2, latest: id, run: { attempt: 2, checkpoint_before: null } });
+  });
+
+  it('leaves a pending run that may wait out after_seconds unclaimed until the caller says it is due', async () => {
+    const { threadId, runId } = await pendingRun({ after_seconds: 60 });
+    expect(await stores.runs.start(threadId, runId, 10)).toEqual({ kind: 'check-due' });
+    expect((await stores.runs.require(threadId, runId)).attempt).toBe(0);
+    expect(await stores.runs.start(threadId, runId, 10, undefined, { due: true })).toMatchObject({ kind: 'started', attempt: 1 });
+  });
+
+  it('settles a cancelled delayed run without waiting for its time', async () => {
+    const { threadId, runId } = await pendingRun({ after_seconds: 60 });
+    expect(await stores.runs.cancel(threadId, runId, 'interrupt')).not.toBe('missing');
+    expect(await stores.runs.start(threadId, runId, 10)).toMatchObject({ kind: 'cancelled', action: 'interrupt' });
+  });
+});
 
 describe('fenced run writes', () => {
   it('refuses every stream append of an attempt that is no longer current', async () => {
@@ -169,7 +202,7 @@ describe('fenced run writes', () => {
     const [first] = (await claimedRun(1)) as [RunFence];
     await stores.runs.handBack(first);
     const claim = await stores.runs.start(first.threadId, first.runId, 1);
-    expect(claim).toEqual({ kind: 'started', attempt: 2 });
+    expect(claim).toMatchObject({ kind: 'started', attempt: 2 });
     await refused(stores.runs.handBack(first), isFenceRefusal);
     expect(await stores.runs.start(first.threadId, first.runId, 1)).toEqual({ kind: 'exhausted', attempt: 3, failed: 1 });
   });

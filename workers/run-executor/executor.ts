@@ -69,8 +69,9 @@ interface GraphRun {
  * `lost`: another attempt holds the run, or this worker gave it up (Redis away too long); it
  * wrote nothing after it learnt so. `held`: a live worker holds the run (its job came back
  * through BullMQ's stalled check after an outage): not claimed; ask again in `waitMs`.
+ * `notDue`: the run waits out its `after_seconds` until `dueAt` (ms since the epoch): not claimed.
  */
-export type ExecuteOutcome = 'settled' | 'handed-back' | 'lost' | { held: { waitMs: number } };
+export type ExecuteOutcome = 'settled' | 'handed-back' | 'lost' | { held: { waitMs: number } } | { notDue: { dueAt: number } };
 
 /** A run this worker stops without settling it. */
 type Unsettled = 'handed-back' | 'lost';
@@ -110,8 +111,7 @@ export function errorPayload(err: unknown): { error: string; message: string } {
  * epoch); otherwise null. A run reaches a worker early when it took over its thread from an
  * earlier run (dispatched at once); a cancelled one is settled at once, whatever its delay.
  */
-export async function runDueAt(job: RunJob, deps: Pick<ExecutorDeps, 'runs'>): Promise<number | null> {
-  const run = await deps.runs.get(job.thread_id, job.run_id);
+function runDueAt(run: StoredRun | null): number | null {
   if (!run || run.status !== 'pending' || run.cancel) return null;
   const afterSeconds = (run.kwargs as { after_seconds?: unknown }).after_seconds;
   if (typeof afterSeconds !== 'number' || afterSeconds <= 0) return null;
@@ -136,19 +136,20 @@ export async function executeRun(job: RunJob, signal: AbortSignal, deps: Executo
 }
 
 async function claimAndRun(job: RunJob, signal: AbortSignal, deps: ExecutorDeps, log: Logger, tally: RunTally, hold: HoldRun | undefined): Promise<ExecuteOutcome> {
-  const fence = await claimRun(job, deps, log);
-  if (!fence) return 'settled';
-  if ('held' in fence) return fence;
-  const release = hold?.(fence);
+  const claim = await claimRun(job, deps, log);
+  if (!claim) return 'settled';
+  if ('held' in claim || 'notDue' in claim) return claim;
+  const release = hold?.(claim.fence);
   try {
-    return await runClaimed(deps, fence, signal, log, tally);
+    return await runClaimed(deps, claim, signal, log, tally);
   } finally {
     release?.();
   }
 }
 
-async function runClaimed(deps: ExecutorDeps, fence: RunFence, signal: AbortSignal, log: Logger, tally: RunTally): Promise<ExecuteOutcome> {
-  const claimed = await startRun(deps, fence, log, tally);
+async function runClaimed(deps: ExecutorDeps, claim: Claim, signal: AbortSignal, log: Logger, tally: RunTally): Promise<ExecuteOutcome> {
+  const { fence } = claim;
+  const claimed = await startRun(deps, claim, log, tally);
   const kwargs = await readKwargs(claimed);
   if (!kwargs) return 'settled';
   const ending = await runGraph(claimed, kwargs, signal);
@@ -165,16 +166,30 @@ async function runClaimed(deps: ExecutorDeps, fence: RunFence, signal: AbortSign
   return 'settled';
 }
 
+/** A run this worker claimed: its fence, its record as the claim left it, and the thread's newest checkpoint then. */
+interface Claim {
+  fence: RunFence;
+  run: StoredRun;
+  latest: string | null;
+}
+
 /**
- * Claims the run for a new attempt and returns its fence; null when there is nothing to run:
- * the run is gone, or the claim found it settled, cancelled or out of attempts (settled here);
- * `held` when a live worker holds it.
+ * Claims the run for a new attempt; null when there is nothing to run: the run is gone, or the
+ * claim found it settled, cancelled or out of attempts (settled here); `held` when a live worker
+ * holds it; `notDue` when it waits out its `after_seconds`.
  */
-async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<RunFence | { held: { waitMs: number } } | null> {
+async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<Claim | { held: { waitMs: number } } | { notDue: { dueAt: number } } | null> {
   const threadId = job.thread_id;
   const runId = job.run_id;
-  const claim = await deps.runs.start(threadId, runId, deps.settings.maxAttempts, deps.settings.lease);
-  if (claim.kind === 'missing') {
+  const { maxAttempts, lease } = deps.settings;
+  let claim = await deps.runs.start(threadId, runId, maxAttempts, lease);
+  if (claim.kind === 'check-due') {
+    // Only a run whose kwargs may hold `after_seconds` costs this read.
+    const dueAt = runDueAt(await deps.runs.get(threadId, runId));
+    if (dueAt !== null) return { notDue: { dueAt } };
+    claim = await deps.runs.start(threadId, runId, maxAttempts, lease, { due: true });
+  }
+  if (claim.kind === 'missing' || claim.kind === 'check-due') {
     log.info('run no longer exists; skipping');
     return null;
   }
@@ -200,33 +215,27 @@ async function claimRun(job: RunJob, deps: ExecutorDeps, log: Logger): Promise<R
       return null;
     }
     case 'started':
-      break;
+      return { fence, run: claim.run, latest: claim.latest };
   }
-  return fence;
 }
 
-/** Starts a claimed run: reads its record, logs and counts its start, keeps where it started, appends `metadata`. */
-async function startRun(deps: ExecutorDeps, fence: RunFence, log: Logger, tally: RunTally): Promise<ClaimedRun> {
-  const { threadId, runId, attempt } = fence;
+/** Starts a claimed run: logs and counts its start, and sees where it started. */
+async function startRun(deps: ExecutorDeps, { fence, run, latest }: Claim, log: Logger, tally: RunTally): Promise<ClaimedRun> {
+  const { attempt } = fence;
   const writer = deps.streams.writer(fence);
-  // Two reads that need nothing of each other: one round trip before the graph starts, not two.
-  const [run, latest] = await Promise.all([deps.runs.require(threadId, runId), deps.checkpoints.latestId(threadId)]);
   const started = Date.now();
   log.info({ run_attempt: attempt, run_queue_ms: started - Date.parse(run.created_at) }, 'run started');
   tally.startedAt = started;
   // A retried attempt's wait would count the earlier attempt's run time as waiting.
   deps.metrics?.runStarted(attempt === 1 ? (started - Date.parse(run.created_at)) / 1000 : null);
-
-  const before = run.checkpoint_before === undefined ? await deps.runs.recordCheckpointBefore(threadId, runId, latest) : run.checkpoint_before;
-  const resumeFromCheckpoint = latest !== before;
-  run.checkpoint_before = before;
-
-  await writer.append('metadata', toWireJson({ run_id: runId, attempt }));
+  // The claim kept the first attempt's starting point; a later attempt finds the thread moved on.
+  const resumeFromCheckpoint = latest !== (run.checkpoint_before ?? null);
   return { deps, fence, run, writer, log, tally, started, resumeFromCheckpoint };
 }
 
 /** The run's kwargs; null when its record cannot be read, and the run is settled as failed. */
-async function readKwargs({ deps, fence, run, log, tally }: ClaimedRun): Promise<RunKwargs | null> {
+async function readKwargs(claimed: ClaimedRun): Promise<RunKwargs | null> {
+  const { deps, fence, run, log, tally } = claimed;
   try {
     return readRunKwargs(run.kwargs);
   } catch (err) {
@@ -234,6 +243,7 @@ async function readKwargs({ deps, fence, run, log, tally }: ClaimedRun): Promise
     // fails with an error its clients can see, and the thread moves on to its next run.
     log.warn({ err, run_attempt: fence.attempt }, 'run record does not match the run contract');
     tally.status = 'error';
+    await claimed.writer.append('metadata', metadataJson(fence));
     await settle(deps, fence, { status: 'error', threadStatus: 'error', error: errorPayload(err) }, {}, run);
     return null;
   }
@@ -268,8 +278,10 @@ async function runGraph(claimed: ClaimedRun, kwargs: RunKwargs, signal: AbortSig
 /** Streams the graph to its end; the settlement of a run that ran through. */
 async function streamRun(graphRun: GraphRun): Promise<Settlement> {
   const { claimed, kwargs, observer, saver } = graphRun;
-  const { deps, fence, run, writer } = claimed;
+  const { deps, fence, run } = claimed;
   const { threadId, runId } = fence;
+  // Not awaited, as no event is: the graph starts while `metadata` is on its way.
+  appendInOrder(graphRun, 'metadata', metadataJson(fence));
   const config = graphConfig(run, kwargs, fence.attempt, deps.settings.defaultRecursionLimit);
   if (observer) config.callbacks = [observer];
   // LangGraph uses a checkpointer lent through the config before the graph's own.
@@ -280,7 +292,7 @@ async function streamRun(graphRun: GraphRun): Promise<Settlement> {
     // A taken-over run starts again from its last checkpoint: a client that rebuilds from
     // `values` gets that state first, and so drops what the lost attempt had streamed past it.
     const resumed = await graph.getState({ configurable: { thread_id: threadId } });
-    await writer.append('values', toWireJson(resumed.values ?? {}));
+    appendInOrder(graphRun, 'values', toWireJson(resumed.values ?? {}));
   }
   const events = streamGraph(graph, graphInput(kwargs, claimed.resumeFromCheckpoint), {
     modes,
@@ -301,26 +313,35 @@ async function streamRun(graphRun: GraphRun): Promise<Settlement> {
   };
 }
 
+/** The run's first event: which run, and which attempt of it, the stream is from. */
+const metadataJson = ({ runId, attempt }: RunFence): string => toWireJson({ run_id: runId, attempt });
+
 /**
- * Appends the graph's events to the run's stream, and returns once every append has settled.
- * Appends are not awaited one by one: the connection keeps them in order, and the graph need
- * not wait a Redis round trip per token. The barrier still holds every checkpoint until the
- * events before it are stored; a failed append fences the saver before anything else can be
- * stored, then fails the run.
+ * Appends one event without waiting for Redis: the writer keeps events in the order appended,
+ * the barrier holds every checkpoint until the events before it are stored, and a failed append
+ * fences the saver before anything else can be stored, then stops the graph.
  */
-async function appendEvents({ claimed, barrier, saver, appendFailed }: GraphRun, events: AsyncIterable<GraphEvent>): Promise<void> {
-  const { writer } = claimed;
+function appendInOrder({ claimed, barrier, saver, appendFailed }: GraphRun, event: string, dataJson: string): void {
+  const appended = barrier.appendStarted();
+  void claimed.writer.append(event, dataJson).then(
+    () => appended(),
+    (error: unknown) => {
+      void saver.fence();
+      appendFailed.abort(error);
+      appended();
+    },
+  );
+}
+
+/**
+ * Appends the graph's events to the run's stream (appendInOrder), and returns once every append
+ * has settled: the graph need not wait a Redis round trip per token.
+ */
+async function appendEvents(graphRun: GraphRun, events: AsyncIterable<GraphEvent>): Promise<void> {
+  const { barrier, appendFailed } = graphRun;
   for await (const graphEvent of barrier.track(events)) {
     if (appendFailed.signal.aborted) throw appendFailed.signal.reason;
-    const appended = barrier.appendStarted();
-    void writer.append(graphEvent.event, eventDataJson(graphEvent)).then(
-      () => appended(),
-      (error: unknown) => {
-        void saver.fence();
-        appendFailed.abort(error);
-        appended();
-      },
-    );
+    appendInOrder(graphRun, graphEvent.event, eventDataJson(graphEvent));
   }
   // Every append settled (stored or failed), whatever order their replies came in.
   await barrier.caughtUp();
@@ -351,6 +372,8 @@ async function stopped(graphRun: GraphRun, err: unknown): Promise<Settlement | U
     log.warn({ err: cause, run_attempt: attempt }, 'run given up: Redis was away too long; stopped without writing');
     return 'lost';
   }
+  // The events appended before the stop land before the run's `end` (or the next attempt's first).
+  await graphRun.barrier.settled();
   if (reason === 'shutdown') {
     await deps.runs.handBack(fence);
     tally.status = 'handed_back';

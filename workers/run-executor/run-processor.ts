@@ -7,7 +7,7 @@ import { checkMessage } from '../../src/queue/message.js';
 import { RunJobSchema, type RunJob } from '../../src/queue/run-queue.js';
 import type { RunFence } from '../../src/store/records.js';
 import { contextFrom, inSpan } from '../../src/tracing/tracing.js';
-import { executeRun, runDueAt, type ExecuteOutcome, type StopReason } from './executor.js';
+import { executeRun, type ExecuteOutcome, type StopReason } from './executor.js';
 import type { ExecutorDeps } from './executor-deps.js';
 import type { JobLocks } from '../../src/store/job-locks.js';
 import { RunLeases } from './run-leases.js';
@@ -79,12 +79,6 @@ export class RunProcessor {
       await job.moveToDelayed(Date.now() + this.leases.parkMs, token);
       throw new DelayedError();
     }
-    const dueAt = await runDueAt(data, this.executor);
-    if (dueAt !== null) {
-      // Not due yet (`after_seconds`): back to BullMQ's delayed set, holding no worker slot.
-      await job.moveToDelayed(dueAt, token);
-      throw new DelayedError();
-    }
     // Taken only now, so a delayed job never holds one; given back however the run ends.
     const slot = this.slots ? this.slots.take(job.queueName) : UNGATED;
     if (!slot) {
@@ -100,8 +94,9 @@ export class RunProcessor {
       slot.release();
     }
     if (typeof outcome === 'object') {
-      // A live worker holds the run: this pick-up waits in the delayed set, no attempt spent.
-      await job.moveToDelayed(Date.now() + outcome.held.waitMs, token);
+      // Not due yet (`after_seconds`), or a live worker holds the run: this pick-up waits in the
+      // delayed set, holding no slot, no attempt spent.
+      await job.moveToDelayed('notDue' in outcome ? outcome.notDue.dueAt : Date.now() + outcome.held.waitMs, token);
       throw new DelayedError();
     }
     if (outcome === 'handed-back') await job.moveToWait(token);
@@ -162,7 +157,7 @@ export class RunProcessor {
       async (span) => {
         const hold = this.leases ? (fence: RunFence) => (this.leases as RunLeases).hold(fence, () => switchOff.abort('lost' satisfies StopReason)) : undefined;
         const outcome = await executeRun(data, switchOff.signal, this.executor, hold);
-        span.setAttribute('warren.run.outcome', typeof outcome === 'object' ? 'held' : outcome);
+        span.setAttribute('warren.run.outcome', typeof outcome !== 'object' ? outcome : 'held' in outcome ? 'held' : 'not-due');
         return outcome;
       },
       contextFrom(data.trace_context),

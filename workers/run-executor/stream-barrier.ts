@@ -6,6 +6,7 @@ export class StreamBarrier {
   private waitingForNext = false;
   private appending = 0;
   private waiters: (() => void)[] = [];
+  private settledWaiters: (() => void)[] = [];
 
   /** Wraps the graph's event stream so the barrier knows when the consumer has caught up. */
   async *track<T>(source: AsyncIterable<T>): AsyncGenerator<T> {
@@ -40,11 +41,22 @@ export class StreamBarrier {
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 
+  /** Resolves once every append started so far has settled, whether or not the graph still runs. */
+  settled(): Promise<void> {
+    if (this.appending === 0) return Promise.resolve();
+    return new Promise((resolve) => this.settledWaiters.push(resolve));
+  }
+
   private idle(): boolean {
     return this.waitingForNext && this.appending === 0;
   }
 
   private release(): void {
+    if (this.appending === 0 && this.settledWaiters.length > 0) {
+      const settled = this.settledWaiters;
+      this.settledWaiters = [];
+      for (const resolve of settled) resolve();
+    }
     if (!this.idle()) return;
     const waiters = this.waiters;
     this.waiters = [];

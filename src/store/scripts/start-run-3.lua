@@ -6,15 +6,23 @@
   its lock lapsed in an outage). Neither is a run whose lease lapsed while Redis itself was down
   (it restarted since), for `grace` ms after the restart: its worker may be alive and about to
   re-take it.
+  A started run gets, in the same round trip, what its worker needs before the graph starts:
+  the run's record, and the thread's newest root checkpoint, kept as the run's
+  `checkpoint_before` by its first attempt (a later attempt keeps the first one's).
+  A pending run whose kwargs may carry `after_seconds` is not claimed unless the caller says it
+  is due (ARGV[5]): the delay is counted from its ISO creation time, which the worker reads.
   KEYS[1] run hash
   KEYS[2] thread hash
+  KEYS[3] the thread's root checkpoint ids (sorted set, lexical)
   ARGV[1] now (ISO 8601)
   ARGV[2] maximum attempts (hand-backs on shutdown do not count)
   ARGV[3] lease in ms
   ARGV[4] grace in ms after a Redis restart
-  Returns {"started", attempt} | {"missing"} | {"terminal", status, attempt}
-  | {"cancelled", action, attempt} | {"exhausted", attempt, failed attempts}
-  | {"held", attempt, ms until it may be claimed}.
+  ARGV[5] "1" when the run is known to be due, else "0"
+  Returns {"started", attempt, newest checkpoint id or "", field, value, ...} | {"missing"}
+  | {"terminal", status, attempt} | {"cancelled", action, attempt}
+  | {"exhausted", attempt, failed attempts} | {"held", attempt, ms until it may be claimed}
+  | {"check-due"}.
 ]]
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing'} end
@@ -33,8 +41,12 @@ if status == 'running' and lease then
   end
   if wait > 0 then return {'held', redis.call('HGET', KEYS[1], 'attempt') or '0', tostring(wait)} end
 end
-local attempt = redis.call('HINCRBY', KEYS[1], 'attempt', 1)
 local cancel = redis.call('HGET', KEYS[1], 'cancel')
+if status == 'pending' and ARGV[5] ~= '1' and not (cancel and cancel ~= '') then
+  local kwargs = redis.call('HGET', KEYS[1], 'kwargs')
+  if kwargs and string.find(kwargs, '"after_seconds"', 1, true) then return {'check-due'} end
+end
+local attempt = redis.call('HINCRBY', KEYS[1], 'attempt', 1)
 if cancel and cancel ~= '' then return {'cancelled', cancel, tostring(attempt)} end
 local counted = attempt - tonumber(redis.call('HGET', KEYS[1], 'handbacks') or '0')
 if counted > tonumber(ARGV[2]) then return {'exhausted', tostring(attempt), tostring(counted - 1)} end
@@ -42,4 +54,8 @@ redis.call('HSET', KEYS[1], 'status', 'running', 'updated_at', ARGV[1], 'lease_u
 if redis.call('EXISTS', KEYS[2]) == 1 then
   redis.call('HSET', KEYS[2], 'status', 'busy', 'updated_at', ARGV[1])
 end
-return {'started', tostring(attempt)}
+local newest = redis.call('ZREVRANGEBYLEX', KEYS[3], '+', '-', 'LIMIT', 0, 1)[1] or ''
+redis.call('HSETNX', KEYS[1], 'checkpoint_before', newest)
+local reply = {'started', tostring(attempt), newest}
+for _, item in ipairs(redis.call('HGETALL', KEYS[1])) do reply[#reply + 1] = item end
+return reply
