@@ -107,7 +107,7 @@ async function preparedThread(
     thread = await threads.create({ threadId: tid, metadata: noted, ifExists: 'do_nothing', owner });
   }
   if (thread.metadata.graph_id !== graphId || thread.metadata.assistant_id !== assistantId) {
-    await threads.patchMetadata(tid, { graph_id: graphId, assistant_id: assistantId });
+    await threads.patchMetadata(tid, { graph_id: graphId, assistant_id: assistantId }, thread);
   }
   return tid;
 }

@@ -28,6 +28,12 @@ export interface RunStreamWriter {
    */
   append(event: string, dataJson: string): Promise<string>;
   /**
+   * Sends every event appended so far now, beside a batch in flight, so that whatever the
+   * caller sends next on the same connection reaches Redis after them. False, sending nothing,
+   * while the connection is down: the caller waits for the appends to be stored instead.
+   */
+  sendQueued(): boolean;
+  /**
    * Drops every event not sent to Redis yet, rejecting their appends (a WARREN_FENCED refusal), and
    * refuses later ones: for a run this worker gave up, whose buffered events must never land.
    */
@@ -128,17 +134,16 @@ export const STREAM_BUFFER_BYTES = 8 * 1024 * 1024;
  * for all of them), in order. When nothing is in flight, the next batch leaves once the current
  * turn of the event loop is done, so a token is never held behind another. While Redis is away
  * the batch in flight waits for it, and the events after it wait here, up to `bufferBytes`.
+ * `sendQueued` sends the waiting events at once (a checkpoint is about to follow them).
  */
 export function batchedWriter(send: (pairs: string[]) => Promise<string[]>, connected: () => boolean, bufferBytes = STREAM_BUFFER_BYTES): RunStreamWriter {
   let queue: PendingAppend[] = [];
   let queuedBytes = 0;
-  let sending = false;
+  let inFlight = 0;
+  let scheduled = false;
   let discarded: Error | null = null;
-  const flush = (): void => {
-    if (queue.length === 0) {
-      sending = false;
-      return;
-    }
+  /** Sends the oldest waiting events, as many as one batch takes. */
+  const sendBatch = (): void => {
     let count = 0;
     let bytes = 0;
     while (count < queue.length && count < BATCH_EVENTS && (count === 0 || bytes + (queue[count] as PendingAppend).data.length <= BATCH_BYTES)) {
@@ -150,17 +155,24 @@ export function batchedWriter(send: (pairs: string[]) => Promise<string[]>, conn
     queuedBytes -= bytes;
     const pairs: string[] = [];
     for (const pending of batch) pairs.push(pending.event, pending.data);
+    inFlight += 1;
     send(pairs).then(
       (ids) => {
+        inFlight -= 1;
         batch.forEach((pending, i) => pending.resolve(ids[i] as string));
         flush();
       },
       (err: unknown) => {
+        inFlight -= 1;
         // Every event of a refused batch fails with it (a fenced writer's later batches are refused too).
         for (const pending of batch) pending.reject(err);
         flush();
       },
     );
+  };
+  const flush = (): void => {
+    scheduled = false;
+    if (queue.length > 0 && inFlight === 0) sendBatch();
   };
   return {
     append: (event, data) =>
@@ -171,10 +183,16 @@ export function batchedWriter(send: (pairs: string[]) => Promise<string[]>, conn
         }
         queue.push({ event, data, resolve, reject });
         queuedBytes += data.length;
-        if (sending) return;
-        sending = true;
+        if (inFlight > 0 || scheduled) return;
+        scheduled = true;
         setImmediate(flush);
       }),
+    sendQueued() {
+      if (queue.length === 0) return true;
+      if (!connected()) return false;
+      while (queue.length > 0) sendBatch();
+      return true;
+    },
     discard(reason) {
       discarded = new FencedError(reason);
       const dropped = queue;

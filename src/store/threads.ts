@@ -50,7 +50,8 @@ export interface ThreadStore {
   releaseOwner(threadId: string): Promise<void>;
   get(threadId: string): Promise<Thread | null>;
   require(threadId: string): Promise<Thread>;
-  patchMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Thread>;
+  /** Merges `metadata` into the thread's; `current`: the thread as the caller has just read it, not read again. */
+  patchMetadata(threadId: string, metadata: Record<string, unknown>, current?: Thread): Promise<Thread>;
   setValues(threadId: string, values: Record<string, unknown>, interrupts?: Record<string, unknown>): Promise<void>;
   setStatus(threadId: string, status: ThreadStatus): Promise<void>;
   /** Re-scores the thread in the index after its record changed. */
@@ -91,16 +92,14 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
     if (owner !== null) await owners.remove('threads', owner, threadId);
   };
   const index = async (threadId: string, updatedMs: number, owner: string | null): Promise<void> => {
-    await redis.zadd(keys.threadIndex(), updatedMs, threadId);
-    if (owner !== null) await owners.add('threads', owner, threadId, updatedMs);
+    await Promise.all([redis.zadd(keys.threadIndex(), updatedMs, threadId), owner !== null && owners.add('threads', owner, threadId, updatedMs)]);
     // A new thread deleted between its creation and these writes would leave index entries for
     // ever: checked after, so one of the two removes them. (Updates use reindex, which never adds.)
     if ((await redis.exists(keys.thread(threadId))) === 0) await unindex(threadId, owner);
   };
   /** A thread's index entries move to its new updated_at; XX: a thread deleted meanwhile is never put back. */
   const reindex = async (threadId: string, updatedMs: number, owner: string | null): Promise<void> => {
-    await redis.zadd(keys.threadIndex(), 'XX', updatedMs, threadId);
-    if (owner !== null) await owners.move('threads', owner, threadId, updatedMs);
+    await Promise.all([redis.zadd(keys.threadIndex(), 'XX', updatedMs, threadId), owner !== null && owners.move('threads', owner, threadId, updatedMs)]);
   };
   const touch = async (threadId: string): Promise<void> => {
     const [updated, owner] = await Promise.all([redis.hget(keys.thread(threadId), 'updated_at'), ownerOf(threadId)]);
@@ -143,12 +142,12 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
       await releaseOwnerScript([keys.thread(threadId), keys.threadOwner(threadId)], []);
     },
 
-    async patchMetadata(threadId, metadata) {
-      const thread = await require(threadId);
+    async patchMetadata(threadId, metadata, current) {
+      const thread = current ?? (await require(threadId));
       const merged = { ...thread.metadata, ...metadata };
       const now = nowIso();
-      await redis.hset(keys.thread(threadId), 'metadata', JSON.stringify(merged), 'updated_at', now);
-      await reindex(threadId, Date.parse(now), await ownerOf(threadId));
+      const [, owner] = await Promise.all([redis.hset(keys.thread(threadId), 'metadata', JSON.stringify(merged), 'updated_at', now), ownerOf(threadId)]);
+      await reindex(threadId, Date.parse(now), owner);
       // What was written over what was read, without reading it back.
       return { ...thread, metadata: merged, updated_at: now };
     },

@@ -39,6 +39,7 @@ function failingStreams(streams: RunStreams, failAt: number): RunStreams {
           if (appends === failAt) throw new Error('injected: Redis refused the append');
           return real.append(event, data);
         },
+        sendQueued: () => real.sendQueued(),
         discard: (reason) => real.discard(reason),
       };
     },

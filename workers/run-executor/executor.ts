@@ -257,7 +257,8 @@ async function runGraph(claimed: ClaimedRun, kwargs: RunKwargs, signal: AbortSig
   const { deps, fence, log } = claimed;
   const barrier = new StreamBarrier();
   const forkFrom = kwargs.checkpoint?.checkpoint_id ?? null;
-  const saver = new FencedCheckpointSaver(deps.checkpoints.saverFor(fence, forkFrom), () => barrier.caughtUp());
+  // Each checkpoint goes to Redis behind the events the graph produced before it (stream-barrier.ts).
+  const saver = new FencedCheckpointSaver(deps.checkpoints.saverFor(fence, forkFrom), () => barrier.ahead(() => claimed.writer.sendQueued()));
   // A failed append stops the graph at once, rather than when its next event comes along; the
   // signal keeps the first failure as its reason.
   const appendFailed = new AbortController();
