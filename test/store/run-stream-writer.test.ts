@@ -1,5 +1,6 @@
 // A run's stream writer while Redis is away (#33): the events after the batch in flight wait in
-// the writer, up to its bound only while the connection is down; a run given up drops them.
+// the writer, up to its bound only while the connection is down; a run given up drops them. And
+// before a checkpoint (#34), what waits is sent at once while the connection is up.
 import { describe, expect, it } from 'vitest';
 import { batchedWriter } from '../../src/store/run-stream.js';
 import { isFenceRefusal } from '../../src/store/script-errors.js';
@@ -53,4 +54,23 @@ describe('the stream writer through an outage (#33)', () => {
     expect(isFenceRefusal(await later)).toBe(true);
     expect(sent.flat(), 'only the batch in flight was sent').toEqual(['messages', '"in flight"']);
   });
+
+  it('sends what waits at once when a checkpoint is to follow, beside the batch in flight, but not while the connection is down', async () => {
+    const { send, sent, release } = heldSend();
+    let up = true;
+    const writer = batchedWriter(send, () => up);
+    const first = outcome(writer.append('messages', '"in flight"'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = outcome(writer.append('values', '"before the checkpoint"'));
+    up = false;
+    expect(writer.sendQueued(), 'the connection is down: the caller waits for the replies').toBe(false);
+    expect(sent).toHaveLength(1);
+    up = true;
+    expect(writer.sendQueued()).toBe(true);
+    expect(sent, 'sent at once, in order, without waiting for the first reply').toEqual([['messages', '"in flight"'], ['values', '"before the checkpoint"']]);
+    expect(writer.sendQueued(), 'nothing left to send').toBe(true);
+    release();
+    expect([await first, await second]).toEqual(['stored', 'stored']);
+  });
 });
+
