@@ -13,6 +13,7 @@ import { createStores, type Stores } from '../../src/stores.js';
 import { createRunStreams } from '../../src/store/run-stream.js';
 import { loadScripts, type ScriptCaller } from '../../src/store/scripts.js';
 import { FencedCheckpointSaver } from '../../workers/run-executor/fenced-saver.js';
+import { StreamBarrier } from '../../workers/run-executor/stream-barrier.js';
 
 let redis: RedisClient;
 let stores: Stores;
@@ -83,6 +84,46 @@ describe('claiming a run', () => {
     const { threadId, runId } = await pendingRun({ after_seconds: 60 });
     expect(await stores.runs.cancel(threadId, runId, 'interrupt')).not.toBe('missing');
     expect(await stores.runs.start(threadId, runId, 10)).toMatchObject({ kind: 'cancelled', action: 'interrupt' });
+  });
+});
+
+describe('a run\'s own checkpointer', () => {
+  it('finds the thread\'s newest checkpoint where the claim saw it, once, then reads Redis again', async () => {
+    const [fence] = (await claimedRun(1)) as [RunFence];
+    const { threadId } = fence;
+    const inner = stores.checkpointer.forRun(fence, null);
+    const first = (await inner.put(rootConfig(threadId), checkpoint(), { source: 'input', step: -1, parents: {} }, {})).configurable?.checkpoint_id as string;
+    const saver = new FencedCheckpointSaver(inner, async () => undefined, { threadId, id: first });
+    expect((await saver.getTuple(rootConfig(threadId)))?.config.configurable?.checkpoint_id).toBe(first);
+    const second = (await saver.put(rootConfig(threadId, first), checkpoint(), { source: 'loop', step: 0, parents: {} }, {})).configurable?.checkpoint_id as string;
+    expect((await saver.getTuple(rootConfig(threadId)))?.config.configurable?.checkpoint_id).toBe(second);
+    // A new thread: nothing to read.
+    const fresh = new FencedCheckpointSaver(inner, async () => undefined, { threadId: 'no-such-thread', id: null });
+    expect(await fresh.getTuple(rootConfig('no-such-thread'))).toBeUndefined();
+  });
+
+  it('sends a checkpoint behind the events appended before it, without waiting for their replies', async () => {
+    const [fence] = (await claimedRun(1)) as [RunFence];
+    const { threadId, runId } = fence;
+    const writer = stores.streams.writer(fence);
+    const barrier = new StreamBarrier();
+    const order: string[] = [];
+    const saver = new FencedCheckpointSaver(stores.checkpointer.forRun(fence, null), () => barrier.ahead(() => writer.sendQueued()));
+    async function* events() {
+      for (let i = 0; i < 5; i++) yield i;
+    }
+    for await (const i of barrier.track(events())) {
+      const appended = barrier.appendStarted();
+      void writer.append('custom', String(i)).then(() => {
+        order.push(`event ${i}`);
+        appended();
+      });
+    }
+    const stored = saver.put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {}).then(() => order.push('checkpoint'));
+    await stored;
+    await barrier.settled();
+    expect(order).toEqual(['event 0', 'event 1', 'event 2', 'event 3', 'event 4', 'checkpoint']);
+    expect((await stores.streams.readAfter(threadId, runId, '0')).map((e) => e.data)).toEqual(['0', '1', '2', '3', '4']);
   });
 });
 

@@ -47,6 +47,8 @@ interface ClaimedRun {
   started: number;
   /** The thread has moved on from where the run started: the graph goes on from its checkpoint. */
   resumeFromCheckpoint: boolean;
+  /** The thread's newest root checkpoint when the run was claimed. */
+  latest: string | null;
 }
 
 /** The graph's run within an attempt: what streaming it and stopping it share. */
@@ -230,7 +232,7 @@ async function startRun(deps: ExecutorDeps, { fence, run, latest }: Claim, log: 
   deps.metrics?.runStarted(attempt === 1 ? (started - Date.parse(run.created_at)) / 1000 : null);
   // The claim kept the first attempt's starting point; a later attempt finds the thread moved on.
   const resumeFromCheckpoint = latest !== (run.checkpoint_before ?? null);
-  return { deps, fence, run, writer, log, tally, started, resumeFromCheckpoint };
+  return { deps, fence, run, writer, log, tally, started, resumeFromCheckpoint, latest };
 }
 
 /** The run's kwargs; null when its record cannot be read, and the run is settled as failed. */
@@ -258,7 +260,11 @@ async function runGraph(claimed: ClaimedRun, kwargs: RunKwargs, signal: AbortSig
   const barrier = new StreamBarrier();
   const forkFrom = kwargs.checkpoint?.checkpoint_id ?? null;
   // Each checkpoint goes to Redis behind the events the graph produced before it (stream-barrier.ts).
-  const saver = new FencedCheckpointSaver(deps.checkpoints.saverFor(fence, forkFrom), () => barrier.ahead(() => claimed.writer.sendQueued()));
+  const saver = new FencedCheckpointSaver(
+    deps.checkpoints.saverFor(fence, forkFrom),
+    () => barrier.ahead(() => claimed.writer.sendQueued()),
+    { threadId: fence.threadId, id: claimed.latest },
+  );
   // A failed append stops the graph at once, rather than when its next event comes along; the
   // signal keeps the first failure as its reason.
   const appendFailed = new AbortController();

@@ -11,6 +11,7 @@ import {
   type CheckpointMetadata,
   type CheckpointTuple,
   type PendingWrite,
+  getCheckpointId,
 } from '@langchain/langgraph-checkpoint';
 
 /** Configurable keys that address a checkpoint rather than describe the run. */
@@ -28,8 +29,21 @@ export function runMetadata(config: RunnableConfig, metadata: CheckpointMetadata
   return { ...Object.fromEntries(fromConfigurable), ...(config.metadata ?? {}), ...metadata };
 }
 
+/** The thread's newest root checkpoint as the run's claim found it (null: none yet). */
+export interface KnownHead {
+  threadId: string;
+  id: string | null;
+}
+
 export class FencedCheckpointSaver extends BaseCheckpointSaver {
   private fenced = false;
+  /**
+   * Answers the graph's first look for the thread's newest checkpoint without asking Redis for
+   * its id (a new thread has none to read at all). Nothing else writes the thread's checkpoints
+   * while the run holds it, and a checkpoint stored off a stale head is refused anyway
+   * (put-checkpoint's lineage check). Used once, and forgotten at the run's first checkpoint.
+   */
+  private knownHead: KnownHead | undefined;
   /** Writes passed on to the inner saver and not settled yet. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -37,8 +51,10 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
     private readonly inner: BaseCheckpointSaver,
     /** Awaited before each checkpoint is stored (the run's stream catching up). */
     private readonly beforePut: () => Promise<void> = async () => {},
+    knownHead?: KnownHead,
   ) {
     super(inner.serde);
+    this.knownHead = knownHead;
   }
 
   /**
@@ -58,6 +74,13 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
   }
 
   getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const head = this.knownHead;
+    this.knownHead = undefined;
+    const { thread_id: threadId, checkpoint_ns: ns = '' } = (config.configurable ?? {}) as { thread_id?: unknown; checkpoint_ns?: unknown };
+    if (head && threadId === head.threadId && ns === '' && !getCheckpointId(config)) {
+      if (head.id === null) return Promise.resolve(undefined);
+      return this.inner.getTuple({ ...config, configurable: { ...config.configurable, checkpoint_id: head.id } });
+    }
     return this.inner.getTuple(config);
   }
 
@@ -66,6 +89,7 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    this.knownHead = undefined;
     if (!this.fenced) await this.beforePut();
     if (this.fenced) {
       return { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } };
