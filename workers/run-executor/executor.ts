@@ -309,7 +309,8 @@ async function streamRun(graphRun: GraphRun): Promise<Settlement> {
     runId,
   });
   await appendEvents(graphRun, events);
-  const state = await graph.getState({ configurable: { thread_id: threadId } });
+  // Through the run's own checkpointer, which knows the checkpoint it has just stored.
+  const state = await graph.getState({ configurable: { thread_id: threadId, __pregel_checkpointer: saver } });
   graphRun.values = toWire<Record<string, unknown>>(state.values ?? {});
   const interrupts = (graphRun.interrupts = collectInterrupts(state.tasks));
   // A graph stopped with tasks left to run was interrupted: by `interrupt()`, or statically

@@ -38,12 +38,13 @@ export interface KnownHead {
 export class FencedCheckpointSaver extends BaseCheckpointSaver {
   private fenced = false;
   /**
-   * Answers the graph's first look for the thread's newest checkpoint without asking Redis for
-   * its id (a new thread has none to read at all). Nothing else writes the thread's checkpoints
-   * while the run holds it, and a checkpoint stored off a stale head is refused anyway
-   * (put-checkpoint's lineage check). Used once, and forgotten at the run's first checkpoint.
+   * The thread's newest root checkpoint: what the claim found, then each one this run stores.
+   * A look for the newest checkpoint reads it by id, without asking Redis which it is (a new
+   * thread has none to read at all). Nothing else writes the thread's checkpoints while the run
+   * holds it, and a checkpoint stored off a stale head is refused anyway (put-checkpoint's
+   * lineage check). Unknown while a checkpoint is being stored, and once the run is fenced.
    */
-  private knownHead: KnownHead | undefined;
+  private head: KnownHead | undefined;
   /** Writes passed on to the inner saver and not settled yet. */
   private readonly inFlight = new Set<Promise<unknown>>();
 
@@ -54,7 +55,7 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
     knownHead?: KnownHead,
   ) {
     super(inner.serde);
-    this.knownHead = knownHead;
+    this.head = knownHead;
   }
 
   /**
@@ -63,6 +64,7 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
    */
   async fence(): Promise<void> {
     this.fenced = true;
+    this.head = undefined;
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -74,8 +76,7 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
   }
 
   getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
-    const head = this.knownHead;
-    this.knownHead = undefined;
+    const head = this.head;
     const { thread_id: threadId, checkpoint_ns: ns = '' } = (config.configurable ?? {}) as { thread_id?: unknown; checkpoint_ns?: unknown };
     if (head && threadId === head.threadId && ns === '' && !getCheckpointId(config)) {
       if (head.id === null) return Promise.resolve(undefined);
@@ -89,12 +90,16 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
   }
 
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
-    this.knownHead = undefined;
+    const head = this.head;
+    const root = (config.configurable?.checkpoint_ns ?? '') === '';
+    if (root) this.head = undefined;
     if (!this.fenced) await this.beforePut();
     if (this.fenced) {
       return { configurable: { ...config.configurable, checkpoint_id: checkpoint.id } };
     }
-    return this.track(this.inner.put(config, checkpoint, runMetadata(config, metadata), newVersions));
+    const stored = await this.track(this.inner.put(config, checkpoint, runMetadata(config, metadata), newVersions));
+    if (root && head && !this.fenced) this.head = { threadId: head.threadId, id: checkpoint.id };
+    return stored;
   }
 
   async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string): Promise<void> {
