@@ -29,7 +29,7 @@ export function runMetadata(config: RunnableConfig, metadata: CheckpointMetadata
   return { ...Object.fromEntries(fromConfigurable), ...(config.metadata ?? {}), ...metadata };
 }
 
-/** The thread's newest root checkpoint as the run's claim found it (null: none yet). */
+/** A thread's newest root checkpoint, as a run knows it (null: none yet). */
 export interface KnownHead {
   threadId: string;
   id: string | null;
@@ -91,7 +91,7 @@ export class FencedCheckpointSaver extends BaseCheckpointSaver {
 
   async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const head = this.head;
-    const root = (config.configurable?.checkpoint_ns ?? '') === '';
+    const root = (config.configurable?.checkpoint_ns ?? '') === '' && config.configurable?.thread_id === head?.threadId;
     if (root) this.head = undefined;
     if (!this.fenced) await this.beforePut();
     if (this.fenced) {
