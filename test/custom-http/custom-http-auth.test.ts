@@ -8,7 +8,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { trackedDir } from '../support/leftovers.js';
-import { installProjectDeps } from '../support/project-deps.js';
 import { startStack, testGraphs, type Stack } from '../support/stack.js';
 
 const fixture = (file: string) => fileURLToPath(new URL(`../fixtures/${file}`, import.meta.url));
@@ -17,7 +16,6 @@ const authenticated = ((globalThis as Record<symbol, string[] | undefined>)[Symb
 let stack: Stack;
 let dir: string;
 beforeAll(async () => {
-  installProjectDeps(path.dirname(fixture('langgraph-app/langgraph.json')));
   // The project file is written to a temp folder, never into fixtures.
   dir = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-custom-http-auth-')));
   const project = path.join(dir, 'langgraph.json');

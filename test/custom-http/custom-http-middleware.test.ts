@@ -5,7 +5,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { installProjectDeps } from '../support/project-deps.js';
 import { startStack, type Stack } from '../support/stack.js';
 import { waitForMetric } from '../support/wait-for.js';
 
@@ -13,7 +12,6 @@ const PROJECT = fileURLToPath(new URL('../fixtures/langgraph-app/langgraph.json'
 
 let stack: Stack;
 beforeAll(async () => {
-  installProjectDeps(path.dirname(PROJECT));
   stack = await startStack({ config: { langgraph_json: PROJECT }, heartbeatMs: 200 });
 }, 300_000);
 afterAll(async () => stack?.close());

@@ -16,7 +16,6 @@ import { buildDist, ROOT } from '../support/cluster.js';
 import { tracked, trackedDir } from '../support/leftovers.js';
 import { localStackEnv } from '../support/local-stack-env.js';
 import { alive, descendants, killTree } from '../support/process-tree.js';
-import { installProjectDeps } from '../support/project-deps.js';
 import { waitFor } from '../support/wait-for.js';
 import { DEPLOYMENT_KEY, describeLangGraphApp, LANGGRAPH_APP } from './langgraph-app-suite.js';
 
@@ -26,7 +25,6 @@ let base: string;
 const output: string[] = [];
 
 beforeAll(async () => {
-  installProjectDeps(path.dirname(LANGGRAPH_APP));
   buildDist();
   home = trackedDir(mkdtempSync(path.join(tmpdir(), 'warren-npm-start-')));
   const configFile = path.join(home, 'config.yaml');

@@ -7,12 +7,10 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDist, startCluster, type Cluster } from '../support/cluster.js';
-import { installProjectDeps } from '../support/project-deps.js';
 import { DEPLOYMENT_KEY, describeLangGraphApp, LANGGRAPH_APP } from './langgraph-app-suite.js';
 
 let cluster: Cluster;
 beforeAll(async () => {
-  installProjectDeps(path.dirname(LANGGRAPH_APP));
   buildDist();
   cluster = await startCluster({ apis: 2, workers: 2, config: { langgraph_json: LANGGRAPH_APP }, env: { WARREN_API_KEYS: DEPLOYMENT_KEY } });
 }, 300_000);

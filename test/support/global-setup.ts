@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { spawnRedis, spawnRedisCluster } from '../../src/cli/redis-process.js';
 import { sweepLeftovers } from './leftovers.js';
+import { installProjectDeps, PROJECTS_WITH_DEPS } from './project-deps.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -34,6 +35,7 @@ function sweep(dir: string): void {
 }
 
 export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  for (const name of PROJECTS_WITH_DEPS) installProjectDeps(path.join(import.meta.dirname, '..', 'fixtures', name));
   const leftovers = mkdtempSync(path.join(tmpdir(), 'warren-test-run-'));
   project.provide('leftoversFile', path.join(leftovers, 'leftovers.jsonl'));
   const teardown = await setupRedis(project);
