@@ -3,7 +3,7 @@
 // writes waiting for Redis, and re-takes them when Redis is back: every run finishes at attempt
 // 1, each model call is made once, and each stream holds the whole answer once (no gap, no
 // repeat). The stalled check and the other worker may pick the jobs up meanwhile: the runs'
-// holds keep them from claiming (start-run-2.lua).
+// holds keep them from claiming (start-run-3.lua).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOutageCluster, type OutageCluster } from '../support/outage-runs.js';
 

@@ -3,7 +3,7 @@
 // once its stalled check has moved the job, but the run's hold can, by the attempt that claimed
 // it, as long as no other worker has claimed the run since (renew-run-lease-1.lua). Other
 // workers' claims defer to a live hold, and to one that lapsed while Redis itself was down for a
-// grace after it restarts (start-run-2.lua). So a worker cut off from Redis keeps executing its
+// grace after it restarts (start-run-3.lua). So a worker cut off from Redis keeps executing its
 // runs, its writes waiting for Redis, and goes on once Redis is back: up to `holdMs` of outage.
 // Past that it gives its runs up (they are stopped as lost, their buffered writes dropped), and
 // after the outage another worker takes them over from their last checkpoint.
