@@ -326,8 +326,8 @@ const metadataJson = ({ runId, attempt }: RunFence): string => toWireJson({ run_
 
 /**
  * Appends one event without waiting for Redis: the writer keeps events in the order appended,
- * the barrier holds every checkpoint until the events before it are stored, and a failed append
- * fences the saver before anything else can be stored, then stops the graph.
+ * the barrier sends every checkpoint behind the events before it (stream-barrier.ts), and a
+ * failed append fences the saver before anything else can be stored, then stops the graph.
  */
 function appendInOrder({ claimed, barrier, saver, appendFailed }: GraphRun, event: string, dataJson: string): void {
   const appended = barrier.appendStarted();
