@@ -211,7 +211,6 @@ export async function createWorkerProcess({ env, loaded, lockDurationMs, stalled
       dispatcher,
       checkpoints: {
         saverFor: (fence, forkFrom) => checkpointer.forRun(fence, forkFrom),
-        latestId: (threadId) => checkpointer.latestId(threadId),
         rollBack: (fence, checkpointId) => checkpointer.rollBack(fence, checkpointId),
         deleteThread: (threadId) => checkpointer.deleteThread(threadId),
       },

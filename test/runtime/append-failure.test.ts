@@ -71,7 +71,6 @@ describe('a failed append', () => {
       graphs: createGraphRegistry(appConfig.graphs, '/', { checkpointer: stores.checkpointer, appConfig }),
       checkpoints: {
         saverFor: (fence, forkFrom) => stores.checkpointer.forRun(fence, forkFrom),
-        latestId: (id) => stores.checkpointer.latestId(id),
         rollBack: (fence, checkpointId) => stores.checkpointer.rollBack(fence, checkpointId),
         deleteThread: (id) => stores.checkpointer.deleteThread(id),
       },

@@ -13,11 +13,10 @@ import type { RunUsageStore } from '../../src/store/run-usage.js';
 import type { RunLeaseTimes, RunStore } from '../../src/store/runs.js';
 import type { ThreadStore } from '../../src/store/threads.js';
 
-/** The checkpoint operations a run needs: where it started, writing, and undoing it. */
+/** The checkpoint operations a run needs: writing, and undoing it (where it started comes with its claim). */
 export interface RunCheckpoints {
   /** The saver a run writes through: fenced by its attempt, kept on the thread's lineage. */
   saverFor(fence: RunFence, forkFrom: string | null): BaseCheckpointSaver;
-  latestId(threadId: string): Promise<string | null>;
   /** Deletes the run's checkpoints newer than `checkpointId` (all of them when null); fenced. */
   rollBack(fence: RunFence, checkpointId: string | null): Promise<void>;
   deleteThread(threadId: string): Promise<void>;

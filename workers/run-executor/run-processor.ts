@@ -79,7 +79,7 @@ export class RunProcessor {
       await job.moveToDelayed(Date.now() + this.leases.parkMs, token);
       throw new DelayedError();
     }
-    // Taken only now, so a delayed job never holds one; given back however the run ends.
+    // Given back however the run ends; a run not due yet holds it only for its claim.
     const slot = this.slots ? this.slots.take(job.queueName) : UNGATED;
     if (!slot) {
       // Every slot is taken (a fetch under way when the last one went brought this job): back
