@@ -17,10 +17,11 @@ import type { BenchResults, Series } from './lib/results.ts';
 import { DEFAULT_QUIET, waitForQuiet } from './lib/quiet.ts';
 import { say } from './lib/say.ts';
 import { resultsChart } from './report/chart.ts';
-import { monotonicMicros, profileMarkdown, summariseProfiles, type ProfileWindow } from './report/profile.ts';
+import { monotonicMicros, profileMarkdown, summariseProfiles, type ProfileSummary, type ProfileWindow } from './report/profile.ts';
 import { resultsBlock, updateReadme } from './report/readme.ts';
 import { startAnchor } from './servers/anchor.ts';
 import type { BenchServer } from './servers/bench-server.ts';
+import { startRelayedFloor, startServedFloor } from './servers/served-floor.ts';
 import { startWarren, type WarrenServer } from './servers/warren.ts';
 import { fixtureDocuments, loadSandbox, measureConversions } from './workloads/conversion.ts';
 import { measureFanout } from './workloads/fanout.ts';
@@ -30,7 +31,7 @@ import { measureModelsUnderLoad } from './workloads/models-under-load.ts';
 import { measureStalledFanout } from './workloads/stalled-fanout.ts';
 import { measureRedisCommands } from './workloads/redis-commands.ts';
 import { measureStoreSearch } from './workloads/store-search.ts';
-import { measureThroughput, type ThroughputLevel } from './workloads/throughput.ts';
+import { measureThroughput, type ThroughputLevel, type ThroughputPoint } from './workloads/throughput.ts';
 
 const BENCH_DIR = import.meta.dirname;
 const PROJECT_ROOT = path.resolve(BENCH_DIR, '..');
@@ -45,6 +46,8 @@ interface Context {
   results: BenchResults;
   /** Throughput levels measured while Warren's processes write CPU profiles (`--cpu-prof`). */
   profileWindows: ProfileWindow[];
+  /** The bare graph's levels, profiled when Warren's processes are (`--cpu-prof`). */
+  floorProfiles: ProfileSummary[];
 }
 
 /** Waits for other programs to leave the CPU; notes it when they never do. */
@@ -152,7 +155,8 @@ async function runAnchor(ctx: Context, modelUrl: string, graphSpec: string): Pro
 
 /** Where each level's CPU went, from the profiles the stopped processes wrote: printed and kept beside them. */
 function writeProfileSummary(ctx: Context, dir: string, pids: Readonly<Record<string, number>>): void {
-  const summaries = summariseProfiles(dir, pids, ctx.profileWindows);
+  // The floor's levels first: each server level reads against the bare graph's.
+  const summaries = [...ctx.floorProfiles, ...summariseProfiles(dir, pids, ctx.profileWindows)];
   ctx.results.profiles = summaries;
   const file = path.join(dir, 'summary.md');
   writeFileSync(file, profileMarkdown(summaries));
@@ -234,10 +238,49 @@ async function runFloor(ctx: Context, modelUrl: string): Promise<void> {
   if (!ctx.options.workloads.has('floor')) return;
   for (const level of ctx.options.levels) {
     await quiet(ctx, null, `bare graph, c=${level.concurrency}`);
-    const point = await measureFloor(modelUrl, level.concurrency, level.runs, ctx.options.warmupRuns);
+    const { point, profile } = await measureFloor(modelUrl, level.concurrency, level.runs, ctx.options.warmupRuns, ctx.options.cpuProfDir);
     say(`bare graph: c=${level.concurrency} → ${point.runs_per_s} runs/s, ${point.cpu_ms_per_run} ms CPU per run`);
     ctx.results.floor.push(point);
+    if (profile) ctx.floorProfiles.push(profile);
   }
+  // Then the same graph served over HTTP: by a bare node:http server (what HTTP and SSE alone
+  // add), and relayed through Redis between two processes (what Warren's design itself adds).
+  ctx.results.served_floor = await servedLevels(ctx, 'served graph', await startServedFloor(modelUrl));
+  const relayed = await startRelayedFloor(modelUrl, ctx.gate.url, ctx.warrenRoot, ctx.options.slots);
+  ctx.results.relayed_floor = await servedLevels(ctx, 'relayed graph', relayed, async () => {
+    // Fan-out through the design with nothing on top: what one relay of Redis to K sockets costs here.
+    if (!ctx.options.workloads.has('fanout')) return;
+    ctx.results.relayed_fanout = [];
+    await measureFanout(relayed, ctx.gate, 100, ctx.options.tokens, ctx.options.delayMs);
+    for (const delayMs of ctx.options.fanoutDelaysMs) {
+      for (const clients of ctx.options.fanoutClients) {
+        await quiet(ctx, relayed, `relayed graph fan-out to ${clients} at ${delayMs} ms/token`);
+        const point = await measureFanout(relayed, ctx.gate, clients, ctx.options.tokens, delayMs);
+        say(`relayed graph: fan-out ${clients} at ${delayMs} ms/token → token lag p99 ${point.token_lag_ms.p99} ms, ${point.complete_clients} complete`);
+        ctx.results.relayed_fanout.push(point);
+      }
+    }
+  });
+}
+
+/** Throughput levels on a floor server, then `more` on it, then it stops. */
+async function servedLevels(ctx: Context, label: string, server: BenchServer, more: () => Promise<void> = async () => {}): Promise<ThroughputPoint[]> {
+  const points: ThroughputPoint[] = [];
+  try {
+    say(`${label}: warm-up (${ctx.options.warmupRuns} runs)`);
+    await measureThroughput(server, 'chat', { concurrency: 20, runs: ctx.options.warmupRuns }, ctx.options.levelDeadlineMs);
+    for (const level of ctx.options.levels) {
+      await quiet(ctx, server, `${label}, c=${level.concurrency}`);
+      const point = await measureThroughput(server, 'chat', level, ctx.options.levelDeadlineMs);
+      const byProcess = Object.keys(point.cpu_ms_per_run_by_process).length > 1 ? ` (${Object.entries(point.cpu_ms_per_run_by_process).map(([p, ms]) => `${p} ${ms}`).join(', ')})` : '';
+      say(`${label}: c=${level.concurrency} → ${point.runs_per_s} runs/s, ${point.server_cpu_ms_per_run} ms CPU per run${byProcess}, errors ${point.errors}`);
+      points.push(point);
+    }
+    await more();
+  } finally {
+    await server.stop();
+  }
+  return points;
 }
 
 async function runConversion(ctx: Context): Promise<void> {
@@ -328,7 +371,7 @@ async function main(): Promise<void> {
   };
   const model = await startScriptedModel({ tokens: options.tokens, delayMs: options.delayMs });
   const gate = await startGate(model.url);
-  const ctx: Context = { options, warrenRoot, gate, results, profileWindows: [] };
+  const ctx: Context = { options, warrenRoot, gate, results, profileWindows: [], floorProfiles: [] };
   const graphSpec = `${path.join(BENCH_DIR, 'graph', 'chat-graph.ts')}:chatGraph`;
   try {
     await runFloor(ctx, model.url);
@@ -340,6 +383,8 @@ async function main(): Promise<void> {
     await gate.close();
     await model.close();
   }
+  // Warren's summary holds the floor's too; without a Warren run (`--servers anchor`), the floor's alone.
+  if (options.cpuProfDir && !results.profiles && ctx.floorProfiles.length > 0) writeProfileSummary(ctx, options.cpuProfDir, {});
   results.duration_s = Math.round((Date.now() - started.getTime()) / 1000);
   results.load_average.end = os.loadavg().map((l) => Number(l.toFixed(2)));
 

@@ -26,10 +26,14 @@ async function oneRun(): Promise<number> {
   return bytes;
 }
 
-async function level(concurrency: number, runs: number): Promise<{ wallS: number; cpuMs: number; done: number }> {
+// The monotonic clock V8 stamps profile samples with, so `--cpu-prof` can be cut to the level.
+const monotonicMicros = (): number => Number(process.hrtime.bigint() / 1000n);
+
+async function level(concurrency: number, runs: number): Promise<{ wallS: number; cpuMs: number; done: number; windowUs: [number, number] }> {
   let started = 0;
   let done = 0;
   const cpu = process.cpuUsage();
+  const startUs = monotonicMicros();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -41,7 +45,7 @@ async function level(concurrency: number, runs: number): Promise<{ wallS: number
     }),
   );
   const used = process.cpuUsage(cpu);
-  return { wallS: (performance.now() - t0) / 1000, cpuMs: (used.user + used.system) / 1000, done };
+  return { wallS: (performance.now() - t0) / 1000, cpuMs: (used.user + used.system) / 1000, done, windowUs: [startUs, monotonicMicros()] };
 }
 
 await level(20, args.warmupRuns);
@@ -52,5 +56,6 @@ process.stdout.write(
     runs: measured.done,
     runs_per_s: Number((measured.done / measured.wallS).toFixed(2)),
     cpu_ms_per_run: Number((measured.cpuMs / measured.done).toFixed(2)),
+    window_us: measured.windowUs,
   })}\n`,
 );

@@ -1,6 +1,7 @@
 // The shape of bench/results/<date>.json.
 import type { FanoutPoint } from '../workloads/fanout.ts';
 import type { FormatPoint } from '../workloads/conversion.ts';
+import type { ServerName } from '../servers/bench-server.ts';
 import type { FloorPoint } from '../workloads/floor.ts';
 import type { IdlePoint } from '../workloads/idle.ts';
 import type { ModelsUnderLoad } from '../workloads/models-under-load.ts';
@@ -14,7 +15,7 @@ import type { MachineInfo } from './machine.ts';
 /** A throughput series: one server configuration running one graph. */
 export interface Series {
   label: string;
-  server: 'warren' | 'anchor';
+  server: ServerName;
   graph: string;
   /** Runs executed at once by the server, in all. */
   slots: number;
@@ -39,6 +40,12 @@ export interface BenchResults {
   series: Series[];
   /** The bench graph with no server: the CPU per run no server can go below. */
   floor: FloorPoint[];
+  /** The bench graph behind a bare node:http server, at the throughput levels (older results lack it). */
+  served_floor?: ThroughputPoint[];
+  /** The same, relayed through Redis between an HTTP process and a graph process (older results lack it). */
+  relayed_floor?: ThroughputPoint[];
+  /** Fan-out on the relayed floor (older results lack it). */
+  relayed_fanout?: FanoutPoint[];
   fanout: FanoutPoint[];
   idle: IdlePoint[];
   /** Warren only: readers and stalled sockets on one long run, and the API's memory after they leave. */

@@ -42,7 +42,7 @@ export function resultsBlock(results: BenchResults, jsonName: string, svgName: s
     '',
     latencyTable(results),
     '',
-    '### The floor: the same graph with no server',
+    '### The floors: the same graph with no server, with bare HTTP, and relayed through Redis',
     '',
     floorTable(results),
     '',

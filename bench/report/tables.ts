@@ -96,8 +96,10 @@ export function latencyTable(results: BenchResults): string {
 }
 
 /**
- * The graph with no server, beside both servers' CPU per run. The machine's cores divided by a
- * CPU cost per run is the most runs/s that cost allows here, clients aside.
+ * The graph with no server, then served by a bare node:http server, then relayed through Redis
+ * between two processes (Warren's design with nothing on top), beside both servers' CPU per run.
+ * The machine's cores divided by a CPU cost per run is the most runs/s that cost allows here,
+ * clients aside.
  */
 export function floorTable(results: BenchResults): string {
   if (results.floor.length === 0) return '_The bare graph was not measured in this run._';
@@ -111,6 +113,10 @@ export function floorTable(results: BenchResults): string {
       'bare graph runs/s (one process)',
       'bare graph CPU ms/run',
       `runs/s its CPU allows on ${cores} cores`,
+      'served by bare node:http: runs/s',
+      'served: CPU ms/run',
+      'relayed through Redis: runs/s',
+      'relayed: CPU ms/run',
       'anchor CPU ms/run',
       'Warren CPU ms/run',
       'best ratio a server at the floor could reach',
@@ -119,12 +125,18 @@ export function floorTable(results: BenchResults): string {
   for (const f of results.floor) {
     const a = anchor?.points.find((p) => p.concurrency === f.concurrency);
     const w = warren?.points.find((p) => p.concurrency === f.concurrency);
+    const served = results.served_floor?.find((p) => p.concurrency === f.concurrency);
+    const relayed = results.relayed_floor?.find((p) => p.concurrency === f.concurrency);
     lines.push(
       row([
         f.concurrency,
         fmt(f.runs_per_s),
         fmt(f.cpu_ms_per_run, 2),
         ceiling(f.cpu_ms_per_run),
+        fmt(served?.runs_per_s),
+        fmt(served?.server_cpu_ms_per_run),
+        fmt(relayed?.runs_per_s),
+        fmt(relayed?.server_cpu_ms_per_run),
         fmt(a?.server_cpu_ms_per_run),
         fmt(w?.server_cpu_ms_per_run),
         a ? x(ratio(a.server_cpu_ms_per_run, f.cpu_ms_per_run)) : '–',
@@ -156,6 +168,7 @@ export function fanoutTable(results: BenchResults): string {
       'anchor token lag p50 / p99 ms',
       'Warren token lag p50 / p99 ms',
       'ratio p99',
+      'relayed floor token lag p50 / p99 ms',
       'Warren append→client p50 / p99 ms',
       'Warren API append→write p50 / p99 (≤ bucket, ms)',
       'spread p99 ms A / W',
@@ -177,6 +190,7 @@ export function fanoutTable(results: BenchResults): string {
         pair(a?.token_lag_ms, 1),
         pair(w?.token_lag_ms, 1),
         x(ratio(w?.token_lag_ms.p99, a?.token_lag_ms.p99)),
+        pair(results.relayed_fanout?.find((f) => f.clients === k && f.delay_ms === delay)?.token_lag_ms, 1),
         pair(w?.append_lag_ms, 1),
         w?.server_relay_lag ? `≤ ${w.server_relay_lag.p50_le_ms} / ≤ ${w.server_relay_lag.p99_le_ms}` : '–',
         `${fmt(a?.spread_ms.p99)} / ${fmt(w?.spread_ms.p99)}`,

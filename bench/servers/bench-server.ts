@@ -2,7 +2,8 @@
 import type { GcReport } from '../lib/gc.ts';
 import type { Buckets } from './warren-metrics.ts';
 
-export type ServerName = 'warren' | 'anchor';
+/** `floor`: the bench graph behind a bare node:http server (../floor/served-graph-entry.ts). */
+export type ServerName = 'warren' | 'anchor' | 'floor';
 
 export interface BenchServer {
   readonly name: ServerName;
