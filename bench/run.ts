@@ -393,8 +393,9 @@ async function main(): Promise<void> {
   const name = `${stamp(started)}${options.quick ? '-quick' : ''}`;
   writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify(results, null, 2)}\n`);
   writeFileSync(path.join(dir, `${name}.svg`), resultsChart(results));
-  // A partial run (--only) would blank the other tables: README shows complete runs only.
-  const complete = options.workloads.size === WORKLOADS.length && options.servers.size === 2 && !options.cpuProfDir && !options.heapSnapshotDir && !options.warrenRoot;
+  // A partial run (--only) would blank the other tables, and a quick one would replace a full
+  // run's figures with noisier ones: README shows complete full runs only.
+  const complete = !options.quick && options.workloads.size === WORKLOADS.length && options.servers.size === 2 && !options.cpuProfDir && !options.heapSnapshotDir && !options.warrenRoot;
   if (complete) updateReadme(path.join(BENCH_DIR, 'README.md'), resultsBlock(results, `${name}.json`, `${name}.svg`));
   say(`wrote results/${name}.json, results/${name}.svg${complete ? ' and README.md' : ''} in ${results.duration_s} s`);
 }
