@@ -24,7 +24,7 @@ import type { BenchServer } from './servers/bench-server.ts';
 import { startRelayedFloor, startServedFloor } from './servers/served-floor.ts';
 import { startWarren, type WarrenServer } from './servers/warren.ts';
 import { fixtureDocuments, loadSandbox, measureConversions } from './workloads/conversion.ts';
-import { measureFanout } from './workloads/fanout.ts';
+import { measureFanout, type FanoutPoint } from './workloads/fanout.ts';
 import { measureFloor } from './workloads/floor.ts';
 import { measureIdle } from './workloads/idle.ts';
 import { measureModelsUnderLoad } from './workloads/models-under-load.ts';
@@ -76,22 +76,45 @@ interface SeriesSpec {
   levels: readonly ThroughputLevel[];
 }
 
-async function series(ctx: Context, server: BenchServer, spec: SeriesSpec): Promise<void> {
-  const { graph, slots, workers, label, levels } = spec;
-  const entry: Series = { label, server: server.name, graph, slots, workers, points: [], client_cpu_ms_per_run: 0 };
-  const clientCpu = process.cpuUsage();
+/** Each throughput level on `server`, each on a quiet machine; Warren's levels are profile windows. */
+async function throughputLevels(ctx: Context, server: BenchServer, graph: string, label: string, levels: readonly ThroughputLevel[]): Promise<ThroughputPoint[]> {
+  const points: ThroughputPoint[] = [];
   for (const level of levels) {
     await quiet(ctx, server, `${label}, c=${level.concurrency}`);
     const startUs = monotonicMicros();
     const point = await measureThroughput(server, graph, level, ctx.options.levelDeadlineMs);
     if (server.name === 'warren') ctx.profileWindows.push({ label: `${graph} c=${level.concurrency}`, startUs, endUs: monotonicMicros() });
-    say(`${label}: c=${level.concurrency} → ${point.runs_per_s} runs/s, end p99 ${point.end_ms.p99} ms, errors ${point.errors}`);
-    entry.points.push(point);
+    const byProcess = Object.entries(point.cpu_ms_per_run_by_process);
+    const cpu = `${point.server_cpu_ms_per_run} ms CPU per run${byProcess.length > 1 ? ` (${byProcess.map(([p, ms]) => `${p} ${ms}`).join(', ')})` : ''}`;
+    say(`${label}: c=${level.concurrency} → ${point.runs_per_s} runs/s, ${cpu}, end p99 ${point.end_ms.p99} ms, errors ${point.errors}`);
+    points.push(point);
   }
+  return points;
+}
+
+async function series(ctx: Context, server: BenchServer, spec: SeriesSpec): Promise<void> {
+  const { graph, slots, workers, label, levels } = spec;
+  const clientCpu = process.cpuUsage();
+  const entry: Series = { label, server: server.name, graph, slots, workers, points: await throughputLevels(ctx, server, graph, label, levels), client_cpu_ms_per_run: 0 };
   const used = process.cpuUsage(clientCpu);
   const runs = entry.points.reduce((sum, p) => sum + p.runs, 0);
   entry.client_cpu_ms_per_run = Number(((used.user + used.system) / 1000 / Math.max(1, runs)).toFixed(1));
   ctx.results.series.push(entry);
+}
+
+/** Each fan-out level (clients × model pace) on `server`, each on a quiet machine. */
+async function fanoutLevels(ctx: Context, server: BenchServer, label: string): Promise<FanoutPoint[]> {
+  const { options, gate } = ctx;
+  const points: FanoutPoint[] = [];
+  for (const delayMs of options.fanoutDelaysMs) {
+    for (const clients of options.fanoutClients) {
+      await quiet(ctx, server, `${label} fan-out to ${clients} at ${delayMs} ms/token`);
+      const point = await measureFanout(server, gate, clients, options.tokens, delayMs);
+      say(`${label}: fan-out ${clients} at ${delayMs} ms/token → token lag p99 ${point.token_lag_ms.p99} ms, ${point.complete_clients} complete`);
+      points.push(point);
+    }
+  }
+  return points;
 }
 
 /** The connection workloads first, while the server is fresh, then throughput. */
@@ -105,16 +128,7 @@ async function connectionWorkloads(ctx: Context, server: BenchServer): Promise<v
     say(`${server.name}: ${idle.max_open} streams open, ${idle.kib_per_connection} KiB each`);
     results.idle.push(idle);
   }
-  if (options.workloads.has('fanout')) {
-    for (const delayMs of options.fanoutDelaysMs) {
-      for (const clients of options.fanoutClients) {
-        await quiet(ctx, server, `${server.name} fan-out to ${clients} at ${delayMs} ms/token`);
-        const point = await measureFanout(server, gate, clients, options.tokens, delayMs);
-        say(`${server.name}: fan-out ${clients} at ${delayMs} ms/token → token lag p99 ${point.token_lag_ms.p99} ms, ${point.complete_clients} complete`);
-        results.fanout.push(point);
-      }
-    }
-  }
+  if (options.workloads.has('fanout')) results.fanout.push(...(await fanoutLevels(ctx, server, server.name)));
   // Warren only: the anchor's relay re-filters its listeners for every event (see README), so
   // 2,000 readers of a 2,500-token run would take it far past the bench's bounds.
   if (options.workloads.has('stalled-fanout') && server.name === 'warren') {
@@ -248,39 +262,25 @@ async function runFloor(ctx: Context, modelUrl: string): Promise<void> {
   ctx.results.served_floor = await servedLevels(ctx, 'served graph', await startServedFloor(modelUrl));
   const relayed = await startRelayedFloor(modelUrl, ctx.gate.url, ctx.warrenRoot, ctx.options.slots);
   ctx.results.relayed_floor = await servedLevels(ctx, 'relayed graph', relayed, async () => {
-    // Fan-out through the design with nothing on top: what one relay of Redis to K sockets costs here.
+    // Fan-out through the design with nothing on top: what one relay of Redis to K sockets costs
+    // here. Its first fan-out warms the join path up, as the servers' warm-up does.
     if (!ctx.options.workloads.has('fanout')) return;
-    ctx.results.relayed_fanout = [];
     await measureFanout(relayed, ctx.gate, 100, ctx.options.tokens, ctx.options.delayMs);
-    for (const delayMs of ctx.options.fanoutDelaysMs) {
-      for (const clients of ctx.options.fanoutClients) {
-        await quiet(ctx, relayed, `relayed graph fan-out to ${clients} at ${delayMs} ms/token`);
-        const point = await measureFanout(relayed, ctx.gate, clients, ctx.options.tokens, delayMs);
-        say(`relayed graph: fan-out ${clients} at ${delayMs} ms/token → token lag p99 ${point.token_lag_ms.p99} ms, ${point.complete_clients} complete`);
-        ctx.results.relayed_fanout.push(point);
-      }
-    }
+    ctx.results.relayed_fanout = await fanoutLevels(ctx, relayed, 'relayed graph');
   });
 }
 
 /** Throughput levels on a floor server, then `more` on it, then it stops. */
 async function servedLevels(ctx: Context, label: string, server: BenchServer, more: () => Promise<void> = async () => {}): Promise<ThroughputPoint[]> {
-  const points: ThroughputPoint[] = [];
   try {
     say(`${label}: warm-up (${ctx.options.warmupRuns} runs)`);
     await measureThroughput(server, 'chat', { concurrency: 20, runs: ctx.options.warmupRuns }, ctx.options.levelDeadlineMs);
-    for (const level of ctx.options.levels) {
-      await quiet(ctx, server, `${label}, c=${level.concurrency}`);
-      const point = await measureThroughput(server, 'chat', level, ctx.options.levelDeadlineMs);
-      const byProcess = Object.keys(point.cpu_ms_per_run_by_process).length > 1 ? ` (${Object.entries(point.cpu_ms_per_run_by_process).map(([p, ms]) => `${p} ${ms}`).join(', ')})` : '';
-      say(`${label}: c=${level.concurrency} → ${point.runs_per_s} runs/s, ${point.server_cpu_ms_per_run} ms CPU per run${byProcess}, errors ${point.errors}`);
-      points.push(point);
-    }
+    const points = await throughputLevels(ctx, server, 'chat', label, ctx.options.levels);
     await more();
+    return points;
   } finally {
     await server.stop();
   }
-  return points;
 }
 
 async function runConversion(ctx: Context): Promise<void> {
