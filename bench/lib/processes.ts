@@ -13,7 +13,7 @@ export interface Child {
 export interface ChildOptions {
   cwd: string;
   env: NodeJS.ProcessEnv;
-  /** Open an IPC channel (the anchor reports readiness through it). */
+  /** Open an IPC channel (the anchor and the served floors report readiness through it: `readyOverIpc`). */
   ipc?: boolean;
 }
 
@@ -27,6 +27,14 @@ export function startChild(name: string, command: string, args: readonly string[
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   return { name, child, tail: () => output };
+}
+
+/** Resolves on the child's first IPC message (its "ready"); rejects, with its output, if it exits first. */
+export function readyOverIpc(child: Child): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    child.child.once('message', () => resolve());
+    child.child.once('exit', () => reject(new Error(`${child.name} exited: ${child.tail()}`)));
+  });
 }
 
 /** Resolves when the child is gone; SIGKILL after the grace period. */

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { collectGarbage, GC_HOOK_ARGS } from '../lib/gc.ts';
-import { freePort, startChild, stopChild } from '../lib/processes.ts';
+import { freePort, readyOverIpc, startChild, stopChild } from '../lib/processes.ts';
 import { withDeadline } from '../lib/wait.ts';
 import type { BenchServer } from './bench-server.ts';
 
@@ -42,14 +42,7 @@ export async function startAnchor(options: AnchorOptions): Promise<BenchServer> 
     rmSync(cwd, { recursive: true, force: true });
   };
   try {
-    await withDeadline(
-      new Promise<void>((resolve, reject) => {
-        anchor.child.once('message', () => resolve());
-        anchor.child.once('exit', () => reject(new Error(`the anchor exited: ${anchor.tail()}`)));
-      }),
-      60_000,
-      'the anchor start',
-    );
+    await withDeadline(readyOverIpc(anchor), 60_000, 'the anchor start');
   } catch (err) {
     await stop();
     throw err;

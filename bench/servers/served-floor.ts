@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { collectGarbage, GC_HOOK_ARGS } from '../lib/gc.ts';
-import { freePort, startChild, stopChild, type Child } from '../lib/processes.ts';
+import { freePort, readyOverIpc, startChild, stopChild, type Child } from '../lib/processes.ts';
 import { withDeadline } from '../lib/wait.ts';
 import type { BenchServer } from './bench-server.ts';
 import { startRedis, type BenchRedis } from './redis.ts';
@@ -22,15 +22,7 @@ function startEntry(name: string, file: string, args: object, modelUrl: string, 
   });
 }
 
-const ready = (child: Child): Promise<void> =>
-  withDeadline(
-    new Promise<void>((resolve, reject) => {
-      child.child.once('message', () => resolve());
-      child.child.once('exit', () => reject(new Error(`${child.name} exited: ${child.tail()}`)));
-    }),
-    60_000,
-    `${child.name} to start`,
-  );
+const ready = (child: Child): Promise<void> => withDeadline(readyOverIpc(child), 60_000, `${child.name} to start`);
 
 export async function startServedFloor(modelUrl: string): Promise<BenchServer> {
   const port = await freePort();
