@@ -140,11 +140,15 @@ async function take(): Promise<void> {
     const jobText = await intake.blmove(RELAYED_RUNS_KEY, taken, 'RIGHT', 'LEFT', 0);
     if (jobText === null) continue;
     running++;
-    void run(jobText).finally(() => {
-      running--;
-      slotFreed?.();
-      slotFreed = null;
-    });
+    // A run whose write was refused (fenced) or failed stops there, unsettled: its client waits
+    // until the level's deadline, which counts it as an error.
+    void run(jobText)
+      .catch((err: unknown) => process.stderr.write(`relayed floor: run failed: ${String(err)}\n`))
+      .finally(() => {
+        running--;
+        slotFreed?.();
+        slotFreed = null;
+      });
   }
 }
 
