@@ -86,6 +86,13 @@ async function existing(deps: RunAdmissionDeps, run: StoredRun, holdsThread: boo
   return { run, created: false, ...locations(run, stateless) };
 }
 
+/** The run's thread, and its metadata with the run's graph and assistant noted when that changes it. */
+interface PreparedThread {
+  threadId: string;
+  /** Stored with the run (create-run), so a refused run notes nothing. */
+  metadata?: Record<string, unknown>;
+}
+
 /** The run's thread, made when it must be (a stateless run's, or `if_not_exists`), its graph and assistant noted. */
 async function preparedThread(
   deps: RunAdmissionDeps,
@@ -95,21 +102,27 @@ async function preparedThread(
   options: AdmitOptions,
   graphId: string,
   assistantId: string,
-): Promise<string> {
+): Promise<PreparedThread> {
   const { threads } = deps.stores;
-  const tid = threadId ?? options.statelessThreadId ?? randomUUID();
   const noted = { graph_id: graphId, assistant_id: assistantId };
-  let thread = threadId === null ? null : await threads.get(tid);
   if (threadId === null) {
-    thread = await threads.create({ threadId: tid, metadata: noted, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise', owner });
-  } else if (!thread) {
-    if (body.if_not_exists !== 'create') throw new ThreadNotFoundError(`Thread ${tid} not found`);
-    thread = await threads.create({ threadId: tid, metadata: noted, ifExists: 'do_nothing', owner });
+    const tid = options.statelessThreadId ?? randomUUID();
+    const thread = await threads.create({ threadId: tid, metadata: noted, ifExists: options.statelessThreadId ? 'do_nothing' : 'raise', owner });
+    return { threadId: tid, ...notedIn(thread.metadata, noted) };
   }
-  if (thread.metadata.graph_id !== graphId || thread.metadata.assistant_id !== assistantId) {
-    await threads.patchMetadata(tid, { graph_id: graphId, assistant_id: assistantId }, thread);
+  // Its metadata alone: a long conversation's values are not read to start a run.
+  let metadata = await threads.metadataOf(threadId);
+  if (!metadata) {
+    if (body.if_not_exists !== 'create') throw new ThreadNotFoundError(`Thread ${threadId} not found`);
+    metadata = (await threads.create({ threadId, metadata: noted, ifExists: 'do_nothing', owner })).metadata;
   }
-  return tid;
+  return { threadId, ...notedIn(metadata, noted) };
+}
+
+/** `metadata` with the run's graph and assistant, when it does not name them already. */
+function notedIn(metadata: Record<string, unknown>, noted: { graph_id: string; assistant_id: string }): { metadata?: Record<string, unknown> } {
+  if (metadata.graph_id === noted.graph_id && metadata.assistant_id === noted.assistant_id) return {};
+  return { metadata: { ...metadata, ...noted } };
 }
 
 /** The new run's record, before it is stored. */
@@ -182,13 +195,15 @@ export function createRunAdmission(deps: RunAdmissionDeps) {
     // The assistant's config and context under the run's own, as LangGraph merges them.
     const merged = mergeAssistant(assistant, body.config, body.context);
     if (options.defaultRecursionLimit !== undefined) merged.config.recursion_limit ??= options.defaultRecursionLimit;
-    const tid = await preparedThread(deps, threadId, body, caller.user, options, graphId, assistantId);
+    const thread = await preparedThread(deps, threadId, body, caller.user, options, graphId, assistantId);
+    const tid = thread.threadId;
 
     const kwargs = runKwargs(body, merged, graphId, assistantId, stateless);
     const run = pendingRun(options.runId, tid, assistantId, body, kwargs, stateless);
-    const created = await runs.create(run, run.multitask_strategy);
+    const created = await runs.create(run, run.multitask_strategy, thread.metadata);
     if ('existed' in created) return existing(deps, (await runs.get(tid, run.run_id)) ?? run, created.holdsThread, stateless);
-    await queueOrWait(deps, run, created);
+    // The thread's index follows its new metadata while the run is queued.
+    await Promise.all([queueOrWait(deps, run, created), thread.metadata && deps.stores.threads.touch(tid)]);
     return { run, created: true, ...locations(run, stateless) };
   }
 

@@ -23,7 +23,7 @@ interface Ownership {
 const ownsOrFree = (identity: Identity, { owner, exists }: Ownership): boolean => (owner === null && !exists) || mayReach(identity, owner);
 
 export interface RecordAccessDeps {
-  threads: Pick<ThreadStore, 'ownership' | 'claim' | 'get'>;
+  threads: Pick<ThreadStore, 'ownership' | 'claim' | 'metadataOf'>;
   assistants: Pick<AssistantStore, 'ownership' | 'get'>;
   crons: Pick<CronStore, 'ownership' | 'get'>;
   runs: Pick<RunStore, 'threadOf'>;
@@ -87,7 +87,7 @@ export function createRecordAccess(deps: RecordAccessDeps): RecordAccess {
   const checkThread: RecordCheck = async (identity, threadId, action) => {
     const notFound = () => new ThreadNotFoundError(`Thread ${threadId} not found`);
     if (!(await reachesThread(identity, threadId))) throw notFound();
-    await askHandlers(identity, 'threads', action, { thread_id: threadId }, async () => (await deps.threads.get(threadId))?.metadata, notFound);
+    await askHandlers(identity, 'threads', action, { thread_id: threadId }, async () => (await deps.threads.metadataOf(threadId)) ?? undefined, notFound);
   };
 
   return {

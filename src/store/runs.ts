@@ -68,7 +68,8 @@ export interface FinishRun {
 }
 
 export interface RunStore {
-  create(run: StoredRun, strategy: MultitaskStrategy): Promise<CreateRunResult>;
+  /** `threadMetadata`: the thread's metadata to store with the run (its graph and assistant noted), if it changes. */
+  create(run: StoredRun, strategy: MultitaskStrategy, threadMetadata?: Record<string, unknown>): Promise<CreateRunResult>;
   get(threadId: string, runId: string): Promise<StoredRun | null>;
   require(threadId: string, runId: string): Promise<StoredRun>;
   /** The thread a run belongs to, from the run id alone. */
@@ -207,19 +208,29 @@ class RedisRunStore implements RunStore {
     return this.redis.hget(keys.runThreads(), runId);
   }
 
-  async create(run: StoredRun, strategy: MultitaskStrategy): Promise<CreateRunResult> {
+  async create(run: StoredRun, strategy: MultitaskStrategy, threadMetadata?: Record<string, unknown>): Promise<CreateRunResult> {
     const k = threadKeys(run.thread_id, run.run_id);
     const now = nowIso();
-    const reply = (await this.createScript(
-      [k.thread, k.run, k.runs, k.active, k.queue],
-      [run.run_id, strategy, now, Date.parse(run.created_at), ...runToFields(run)],
-    )) as [number, string?];
+    // The run id's thread is noted in the same round trip (it lives on another slot), and taken
+    // back when the run is refused: nothing reads it before the run's creator answers. (Only a
+    // run id chosen by Warren, a cron tick's, can be admitted twice at once; a refusal's undo
+    // landing after the other admission's note would leave that run reachable by its thread only.)
+    const [reply] = await Promise.all([
+      this.createScript(
+        [k.thread, k.run, k.runs, k.active, k.queue],
+        [run.run_id, strategy, now, Date.parse(run.created_at), threadMetadata ? JSON.stringify(threadMetadata) : '', ...runToFields(run)],
+      ) as Promise<[number, string?]>,
+      this.redis.hset(keys.runThreads(), run.run_id, run.thread_id),
+    ]).catch(async (err: unknown) => {
+      await this.redis.hdel(keys.runThreads(), run.run_id).catch(() => undefined);
+      throw err;
+    });
     const code = Number(reply[0]);
+    if (code < 0) await this.redis.hdel(keys.runThreads(), run.run_id);
     if (code === -1) throw new ThreadNotFoundError(`Thread ${run.thread_id} not found`);
     if (code === -2) {
       throw new ThreadBusyError(`Thread ${run.thread_id} is busy with run ${reply[1]}; multitask_strategy is reject`);
     }
-    await this.redis.hset(keys.runThreads(), run.run_id, run.thread_id);
     if (code === 2) return { dispatch: false, existed: true, holdsThread: reply[1] === run.run_id };
     return code === 0 ? { dispatch: true } : { dispatch: false, waitingBehind: String(reply[1]) };
   }

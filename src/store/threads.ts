@@ -50,6 +50,8 @@ export interface ThreadStore {
   releaseOwner(threadId: string): Promise<void>;
   get(threadId: string): Promise<Thread | null>;
   require(threadId: string): Promise<Thread>;
+  /** The thread's metadata alone (null: no thread), without reading and parsing its values. */
+  metadataOf(threadId: string): Promise<Thread['metadata'] | null>;
   /** Merges `metadata` into the thread's; `current`: the thread as the caller has just read it, not read again. */
   patchMetadata(threadId: string, metadata: Record<string, unknown>, current?: Thread): Promise<Thread>;
   setValues(threadId: string, values: Record<string, unknown>, interrupts?: Record<string, unknown>): Promise<void>;
@@ -110,6 +112,10 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
     get,
     require,
     touch,
+    async metadataOf(threadId) {
+      const [id, metadata] = await redis.hmget(keys.thread(threadId), 'thread_id', 'metadata');
+      return id ? json(metadata, {}, `${keys.thread(threadId)}#metadata`) : null;
+    },
     ownerOf,
 
     async create({ threadId, metadata, ifExists, owner, handoff = false }) {

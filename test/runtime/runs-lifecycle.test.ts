@@ -80,6 +80,8 @@ describe('runs', () => {
     const run = await jsonClient.runs.create(id, 'counter', slow(30, 20));
     await expect(jsonClient.runs.create(id, 'echo', { input: userInput('x'), multitaskStrategy: 'reject' })).rejects.toThrow(/409/);
     await stack.client.runs.join(id, run.run_id);
+    // The refused run left no trace on the thread: it still names the graph that ran.
+    expect((await stack.client.threads.get(id)).metadata).toMatchObject({ graph_id: 'counter', assistant_id: 'counter' });
   });
 
   it('multitask enqueue: runs one after another, in order', async () => {

@@ -10,7 +10,9 @@
   ARGV[2] multitask strategy: reject | enqueue | interrupt | rollback
   ARGV[3] now (ISO 8601)
   ARGV[4] now (ms)
-  ARGV[5..] the run hash as field, value pairs
+  ARGV[5] the thread's new metadata (JSON), or '' to leave it: the run's graph and assistant
+          noted in the same step that records the run, so a refused run notes nothing
+  ARGV[6..] the run hash as field, value pairs
   Returns {0} when the run holds the thread and must be dispatched now, {1, active_run_id}
   when it waits behind active_run_id, {-1} when the thread does not exist, {-2, active_run_id}
   when the strategy is reject and the thread is busy, {2, active_run_id or false} when a run
@@ -23,9 +25,10 @@ local active = redis.call('GET', KEYS[4])
 if active and ARGV[2] == 'reject' then return {-2, active} end
 
 local fields = {}
-for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 6, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[2], unpack(fields))
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[1])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'metadata', ARGV[5]) end
 redis.call('HSET', KEYS[1], 'status', 'busy', 'updated_at', ARGV[3])
 
 if not active then
