@@ -19,7 +19,9 @@ let stack: Stack;
 let port: number;
 
 beforeAll(async () => {
-  stack = await startStack({ config: { graphs: testGraphs('counter') }, heartbeatMs: 200, timeouts: { requestMs: REQUEST_MS, idleMs: IDLE_MS } });
+  // A wait's keep-alive newline comes as often as a stream's heartbeat: at its default of 1 s, a
+  // loaded machine that delays one by half a second lets the shortened idle limit close the wait.
+  stack = await startStack({ config: { graphs: testGraphs('counter') }, heartbeatMs: 200, keepAliveMs: 200, timeouts: { requestMs: REQUEST_MS, idleMs: IDLE_MS } });
   port = Number(new URL(stack.url).port);
 });
 afterAll(async () => stack?.close());
