@@ -25,6 +25,7 @@ import { startRelayedFloor, startServedFloor } from './servers/served-floor.ts';
 import { startWarren, type WarrenServer } from './servers/warren.ts';
 import { fixtureDocuments, loadSandbox, measureConversions } from './workloads/conversion.ts';
 import { measureFanout, type FanoutPoint } from './workloads/fanout.ts';
+import { FIRST_TOKEN_STAGES, measureFirstToken, type FirstTokenStage } from './workloads/first-token.ts';
 import { measureFloor } from './workloads/floor.ts';
 import { measureIdle } from './workloads/idle.ts';
 import { measureModelsUnderLoad } from './workloads/models-under-load.ts';
@@ -200,6 +201,7 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
     if (options.workloads.has('throughput')) {
       await series(ctx, warren, { graph: 'chat', slots: options.slots, workers: 1, label: `Warren, 1 worker × ${options.slots}${onCluster}`, levels: options.levels });
     }
+    if (options.workloads.has('first-token')) await firstToken(ctx, warren);
     if (options.workloads.has('lead-agent')) {
       await warmUp(ctx, warren, 'lead_agent');
       await series(ctx, warren, { graph: 'lead_agent', slots: options.slots, workers: 1, label: 'Warren lead_agent', levels: options.leadAgentLevels });
@@ -228,6 +230,18 @@ async function runWarren(ctx: Context, modelUrl: string, graphSpec: string): Pro
     } finally {
       await scaled.stop();
     }
+  }
+}
+
+/** Where the time to first token goes on Warren, at each concurrency, on a quiet machine. */
+async function firstToken(ctx: Context, warren: WarrenServer): Promise<void> {
+  ctx.results.first_token = [];
+  for (const level of ctx.options.firstToken) {
+    await quiet(ctx, warren, `first token at c=${level.concurrency}`);
+    const point = await measureFirstToken(warren, level.concurrency, level.runs, ctx.options.levelDeadlineMs);
+    const p50 = (stage: FirstTokenStage) => point.stages[stage].p50;
+    say(`warren: first token at c=${level.concurrency} (p50 ms from the request): ${FIRST_TOKEN_STAGES.map((s) => `${s} ${p50(s)}`).join(', ')}; errors ${point.errors}`);
+    ctx.results.first_token.push(point);
   }
 }
 

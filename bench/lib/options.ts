@@ -7,7 +7,7 @@ import type { StalledFanoutParams } from '../workloads/stalled-fanout.ts';
 import type { StoreSearchParams } from '../workloads/store-search.ts';
 import type { ThroughputLevel } from '../workloads/throughput.ts';
 
-export const WORKLOADS = ['floor', 'throughput', 'lead-agent', 'fanout', 'idle', 'stalled-fanout', 'conversion', 'models-under-load', 'store-search', 'redis-commands'] as const;
+export const WORKLOADS = ['floor', 'throughput', 'first-token', 'lead-agent', 'fanout', 'idle', 'stalled-fanout', 'conversion', 'models-under-load', 'store-search', 'redis-commands'] as const;
 export type Workload = (typeof WORKLOADS)[number];
 
 export interface BenchOptions {
@@ -44,6 +44,8 @@ export interface BenchOptions {
   storeSearch: StoreSearchParams[];
   /** Runs counted with MONITOR for the Redis-commands-per-run table, per graph. */
   redisCommands: RedisCommandsParams;
+  /** Runs whose path to the first token is read off their streams (Warren only), at each concurrency. */
+  firstToken: ThroughputLevel[];
   largePdfUploads: number;
   levelDeadlineMs: number;
   /** How long to wait for other programs to leave the machine before each measured step. */
@@ -84,6 +86,7 @@ const QUICK = {
   largePdfMiB: 4,
   storeSearch: [{ items: 10_000, dims: 256, cacheMb: 256 }],
   redisCommands: { runs: 50, concurrency: 10 },
+  firstToken: [{ concurrency: 50, runs: 100 }],
 };
 
 const FULL = {
@@ -116,6 +119,10 @@ const FULL = {
     { items: 100_000, dims: 1536, cacheMb: 1024 },
   ],
   redisCommands: { runs: 200, concurrency: 50 },
+  firstToken: [
+    { concurrency: 10, runs: 150 },
+    { concurrency: 50, runs: 500 },
+  ],
 };
 
 const STALLED_RUN_TOKENS = 1900;
@@ -176,6 +183,7 @@ export function readOptions(argv: readonly string[]): BenchOptions {
     largePdfMiB: profile.largePdfMiB,
     storeSearch: profile.storeSearch,
     redisCommands: profile.redisCommands,
+    firstToken: profile.firstToken,
     largePdfUploads: 4,
     levelDeadlineMs: 240_000,
     quietWaitMs: values['no-wait-quiet'] ? 0 : values.quick ? 30_000 : 120_000,

@@ -1,5 +1,6 @@
 // The shape of bench/results/<date>.json.
 import type { FanoutPoint } from '../workloads/fanout.ts';
+import type { FirstTokenPoint } from '../workloads/first-token.ts';
 import type { FormatPoint } from '../workloads/conversion.ts';
 import type { ServerName } from '../servers/bench-server.ts';
 import type { FloorPoint } from '../workloads/floor.ts';
@@ -56,6 +57,8 @@ export interface BenchResults {
   store_search?: StoreSearchPoint[];
   /** Redis commands per run, by command and process (Warren only, counted with MONITOR). */
   redis_commands?: RedisCommandsPoint[];
+  /** Where a run's time to first token goes, read off its stream (Warren only; older results lack it). */
+  first_token?: FirstTokenPoint[];
   /** Where the CPU of each throughput level went, when the run was made with `--cpu-prof`. */
   profiles?: ProfileSummary[];
   /** Workloads or parts that could not be measured, and why. */

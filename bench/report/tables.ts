@@ -1,6 +1,8 @@
 // Markdown tables of one results file, for bench/README.md. Ratios are Warren / anchor: above 1
 // is better for throughput, below 1 is better for latencies.
 import type { BenchResults, Series } from '../lib/results.ts';
+import { FIRST_TOKEN_STAGES } from '../workloads/first-token.ts';
+import type { ThroughputPoint } from '../workloads/throughput.ts';
 import { ratio, type Summary } from '../lib/stats.ts';
 
 const fmt = (v: number | null | undefined, digits = 1): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
@@ -308,4 +310,46 @@ export function redisCommandsTable(results: BenchResults): string {
     parts.push(lines.join('\n'), '');
   }
   return parts.join('\n').trimEnd();
+}
+
+/** Warren's path to the first token, stage by stage (ms from the runs.stream request). */
+export function firstTokenTable(results: BenchResults): string {
+  const points = results.first_token ?? [];
+  if (points.length === 0) return '_The path to the first token was not measured in this run._';
+  const lines = [header(['concurrency', 'runs/s', ...FIRST_TOKEN_STAGES.map((s) => `${s} p50 / p99`), 'errors'])];
+  for (const p of points) lines.push(row([p.concurrency, fmt(p.runs_per_s), ...FIRST_TOKEN_STAGES.map((s) => pair(p.stages[s])), p.errors]));
+  return lines.join('\n');
+}
+
+/**
+ * In a closed loop each client waits for its run before starting the next, so a run's life is
+ * concurrency ÷ runs/s; the first token's share of that life is how a server orders starting
+ * runs against streaming the others, whatever its speed.
+ */
+export function firstTokenShareTable(results: BenchResults): string {
+  const warren = pick(results, 'warren', 'chat', results.params.slots);
+  const anchor = pick(results, 'anchor', 'chat', results.params.slots);
+  const columns: [string, readonly ThroughputPoint[] | undefined][] = [
+    ['anchor', anchor?.points],
+    ['Warren', warren?.points],
+    ['served graph', results.served_floor],
+    ['relayed through Redis', results.relayed_floor],
+  ];
+  const present = columns.filter(([, points]) => points && points.length > 0);
+  if (present.length === 0) return '';
+  const life = (p: ThroughputPoint) => (p.concurrency * 1000) / p.runs_per_s;
+  const concurrencies = [...new Set(present.flatMap(([, points]) => (points ?? []).map((p) => p.concurrency)))].filter((c) => c > 1).sort((a, b) => a - b);
+  const lines = [header(['concurrency', ...present.map(([name]) => `${name}: TTFT p50 ms / run's life ms (share)`)])];
+  for (const c of concurrencies) {
+    lines.push(
+      row([
+        c,
+        ...present.map(([, points]) => {
+          const p = points?.find((q) => q.concurrency === c);
+          return p ? `${fmt(p.ttft_ms.p50, 0)} / ${fmt(life(p), 0)} (${fmt((100 * p.ttft_ms.p50) / life(p), 0)} %)` : '–';
+        }),
+      ]),
+    );
+  }
+  return lines.join('\n');
 }
