@@ -222,6 +222,8 @@ class RedisRunStore implements RunStore {
       ) as Promise<[number, string?]>,
       this.redis.hset(keys.runThreads(), run.run_id, run.thread_id),
     ]).catch(async (err: unknown) => {
+      // The error that matters is the one thrown below; an entry left behind names a thread
+      // without the run, which reads as "not found", as a missing entry would.
       await this.redis.hdel(keys.runThreads(), run.run_id).catch(() => undefined);
       throw err;
     });

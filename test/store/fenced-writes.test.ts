@@ -3,32 +3,24 @@
 // rollback, settling), and a run's checkpoint only ever extends the thread's head.
 import { randomUUID } from 'node:crypto';
 import { emptyCheckpoint, uuid6, type Checkpoint } from '@langchain/langgraph-checkpoint';
-import type { RedisClient } from '../../src/store/redis.js';
-import { connectTestRedis } from '../support/test-redis.js';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isFenceRefusal, isLineageRefusal } from '../../src/store/script-errors.js';
 import { keys } from '../../src/store/keys.js';
 import { nowIso, type RunFence } from '../../src/store/records.js';
-import { createStores, type Stores } from '../../src/stores.js';
 import { createRunStreams } from '../../src/store/run-stream.js';
 import { loadScripts, type ScriptCaller } from '../../src/store/scripts.js';
 import { FencedCheckpointSaver } from '../../workers/run-executor/fenced-saver.js';
 import { StreamBarrier } from '../../workers/run-executor/stream-barrier.js';
+import { testStores } from '../support/test-stores.js';
 
-let redis: RedisClient;
-let stores: Stores;
-beforeAll(() => {
-  redis = connectTestRedis(inject('redisUrl'));
-  stores = createStores(redis);
-});
-afterAll(() => redis?.disconnect());
+const onRedis = testStores();
 
 /** A thread with one pending run, claimed `claims` times; returns each claim's fence. */
 async function claimedRun(claims: number, kwargs: Record<string, unknown> = {}): Promise<RunFence[]> {
   const { threadId, runId } = await pendingRun(kwargs);
   const fences: RunFence[] = [];
   for (let i = 0; i < claims; i++) {
-    const claim = await stores.runs.start(threadId, runId, 10);
+    const claim = await onRedis.stores.runs.start(threadId, runId, 10);
     if (claim.kind !== 'started') throw new Error(`claim ${i + 1}: ${claim.kind}`);
     fences.push({ threadId, runId, attempt: claim.attempt });
   }
@@ -40,9 +32,9 @@ async function pendingRun(kwargs: Record<string, unknown> = {}): Promise<{ threa
   const threadId = randomUUID();
   const runId = randomUUID();
   // An owner of its own, so no user's thread list on the shared test Redis sees these threads.
-  await stores.threads.create({ threadId, metadata: {}, ifExists: 'raise', owner: 'fenced-writes-test' });
+  await onRedis.stores.threads.create({ threadId, metadata: {}, ifExists: 'raise', owner: 'fenced-writes-test' });
   const now = nowIso();
-  await stores.runs.create(
+  await onRedis.stores.runs.create(
     { run_id: runId, thread_id: threadId, assistant_id: 'agent', status: 'pending', created_at: now, updated_at: now, metadata: {}, kwargs, multitask_strategy: 'enqueue', attempt: 0, cancel: null, temporary: false },
     'enqueue',
   );
@@ -63,27 +55,27 @@ const refused = async (write: Promise<unknown>, test: (err: unknown) => boolean)
 describe('claiming a run', () => {
   it('answers with the record and the thread\'s newest checkpoint, kept by the first attempt as where the run started', async () => {
     const { threadId, runId } = await pendingRun({ stream_mode: ['values'] });
-    const first = await stores.runs.start(threadId, runId, 10);
+    const first = await onRedis.stores.runs.start(threadId, runId, 10);
     expect(first).toMatchObject({ kind: 'started', attempt: 1, latest: null, run: { run_id: runId, status: 'running', attempt: 1, checkpoint_before: null, kwargs: { stream_mode: ['values'] } } });
     // The first attempt stores a checkpoint, then the run is claimed again: the thread moved on.
-    const saver = stores.checkpointer.forRun({ threadId, runId, attempt: 1 }, null);
+    const saver = onRedis.stores.checkpointer.forRun({ threadId, runId, attempt: 1 }, null);
     const stored = await saver.put(rootConfig(threadId), checkpoint(), { source: 'input', step: -1, parents: {} }, {});
-    const second = await stores.runs.start(threadId, runId, 10);
+    const second = await onRedis.stores.runs.start(threadId, runId, 10);
     const id = stored.configurable?.checkpoint_id as string;
     expect(second).toMatchObject({ kind: 'started', attempt: 2, latest: id, run: { attempt: 2, checkpoint_before: null } });
   });
 
   it('leaves a pending run that may wait out after_seconds unclaimed until the caller says it is due', async () => {
     const { threadId, runId } = await pendingRun({ after_seconds: 60 });
-    expect(await stores.runs.start(threadId, runId, 10)).toEqual({ kind: 'check-due' });
-    expect((await stores.runs.require(threadId, runId)).attempt).toBe(0);
-    expect(await stores.runs.start(threadId, runId, 10, undefined, { due: true })).toMatchObject({ kind: 'started', attempt: 1 });
+    expect(await onRedis.stores.runs.start(threadId, runId, 10)).toEqual({ kind: 'check-due' });
+    expect((await onRedis.stores.runs.require(threadId, runId)).attempt).toBe(0);
+    expect(await onRedis.stores.runs.start(threadId, runId, 10, undefined, { due: true })).toMatchObject({ kind: 'started', attempt: 1 });
   });
 
   it('settles a cancelled delayed run without waiting for its time', async () => {
     const { threadId, runId } = await pendingRun({ after_seconds: 60 });
-    expect(await stores.runs.cancel(threadId, runId, 'interrupt')).not.toBe('missing');
-    expect(await stores.runs.start(threadId, runId, 10)).toMatchObject({ kind: 'cancelled', action: 'interrupt' });
+    expect(await onRedis.stores.runs.cancel(threadId, runId, 'interrupt')).not.toBe('missing');
+    expect(await onRedis.stores.runs.start(threadId, runId, 10)).toMatchObject({ kind: 'cancelled', action: 'interrupt' });
   });
 });
 
@@ -91,7 +83,7 @@ describe('a run\'s own checkpointer', () => {
   it('finds the thread\'s newest checkpoint where the claim saw it, once, then reads Redis again', async () => {
     const [fence] = (await claimedRun(1)) as [RunFence];
     const { threadId } = fence;
-    const inner = stores.checkpointer.forRun(fence, null);
+    const inner = onRedis.stores.checkpointer.forRun(fence, null);
     const first = (await inner.put(rootConfig(threadId), checkpoint(), { source: 'input', step: -1, parents: {} }, {})).configurable?.checkpoint_id as string;
     const saver = new FencedCheckpointSaver(inner, async () => undefined, { threadId, id: first });
     expect((await saver.getTuple(rootConfig(threadId)))?.config.configurable?.checkpoint_id).toBe(first);
@@ -105,10 +97,10 @@ describe('a run\'s own checkpointer', () => {
   it('sends a checkpoint behind the events appended before it, without waiting for their replies', async () => {
     const [fence] = (await claimedRun(1)) as [RunFence];
     const { threadId, runId } = fence;
-    const writer = stores.streams.writer(fence);
+    const writer = onRedis.stores.streams.writer(fence);
     const barrier = new StreamBarrier();
     const order: string[] = [];
-    const saver = new FencedCheckpointSaver(stores.checkpointer.forRun(fence, null), () => barrier.ahead(() => writer.sendQueued()));
+    const saver = new FencedCheckpointSaver(onRedis.stores.checkpointer.forRun(fence, null), () => barrier.ahead(() => writer.sendQueued()));
     async function* events() {
       for (let i = 0; i < 5; i++) yield i;
     }
@@ -123,25 +115,25 @@ describe('a run\'s own checkpointer', () => {
     await stored;
     await barrier.settled();
     expect(order).toEqual(['event 0', 'event 1', 'event 2', 'event 3', 'event 4', 'checkpoint']);
-    expect((await stores.streams.readAfter(threadId, runId, '0')).map((e) => e.data)).toEqual(['0', '1', '2', '3', '4']);
+    expect((await onRedis.stores.streams.readAfter(threadId, runId, '0')).map((e) => e.data)).toEqual(['0', '1', '2', '3', '4']);
   });
 });
 
 describe('fenced run writes', () => {
   it('refuses every stream append of an attempt that is no longer current', async () => {
     const [first, second] = (await claimedRun(2)) as [RunFence, RunFence];
-    await refused(stores.streams.writer(first).append('custom', '{"from":1}'), isFenceRefusal);
-    await stores.streams.writer(second).append('custom', '{"from":2}');
-    const entries = await stores.streams.readAfter(first.threadId, first.runId, '0');
+    await refused(onRedis.stores.streams.writer(first).append('custom', '{"from":1}'), isFenceRefusal);
+    await onRedis.stores.streams.writer(second).append('custom', '{"from":2}');
+    const entries = await onRedis.stores.streams.readAfter(first.threadId, first.runId, '0');
     expect(entries.map((e) => e.data)).toEqual(['{"from":2}']);
   });
 
   it('stores appends made without waiting in order, several to a script call, and refuses a stale attempt\'s whole batch', async () => {
     const [first, second] = (await claimedRun(2)) as [RunFence, RunFence];
-    const scripts = loadScripts(redis);
+    const scripts = loadScripts(onRedis.redis);
     const append = scripts.appendRunEvents as ScriptCaller;
     let calls = 0;
-    const streams = createRunStreams(redis, {
+    const streams = createRunStreams(onRedis.redis, {
       ...scripts,
       appendRunEvents: (keys, args) => {
         calls += 1;
@@ -167,8 +159,8 @@ describe('fenced run writes', () => {
   it('refuses a stale attempt\'s checkpoints and writes, and a checkpoint off the thread\'s head', async () => {
     const [first, second] = (await claimedRun(2)) as [RunFence, RunFence];
     const { threadId } = first;
-    const stale = stores.checkpointer.forRun(first, null);
-    const current = stores.checkpointer.forRun(second, null);
+    const stale = onRedis.stores.checkpointer.forRun(first, null);
+    const current = onRedis.stores.checkpointer.forRun(second, null);
     await refused(stale.put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {}), isFenceRefusal);
     const head = await current.put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {});
     const headId = head.configurable?.checkpoint_id as string;
@@ -179,31 +171,31 @@ describe('fenced run writes', () => {
     // A root checkpoint whose parent is not the head would fork history under the run's feet.
     await refused(current.put(rootConfig(threadId, headId), checkpoint(), { source: 'loop', step: 2, parents: {} }, {}), isLineageRefusal);
     // Unless the run was asked to start from that checkpoint.
-    await stores.checkpointer.forRun(second, headId).put(rootConfig(threadId, headId), checkpoint(), { source: 'fork', step: 1, parents: {} }, {});
+    await onRedis.stores.checkpointer.forRun(second, headId).put(rootConfig(threadId, headId), checkpoint(), { source: 'fork', step: 1, parents: {} }, {});
 
-    const tuple = await stores.checkpointer.getTuple(rootConfig(threadId, headId));
+    const tuple = await onRedis.stores.checkpointer.getTuple(rootConfig(threadId, headId));
     expect(tuple?.pendingWrites?.map(([, , value]) => value)).toEqual(['on time']);
-    expect(await stores.checkpointer.latestId(threadId)).not.toBe(next.configurable?.checkpoint_id);
+    expect(await onRedis.stores.checkpointer.latestId(threadId)).not.toBe(next.configurable?.checkpoint_id);
   });
 
   it('lets only the current attempt settle or roll back, and appends end once', async () => {
     const [first, second] = (await claimedRun(2)) as [RunFence, RunFence];
     const { threadId, runId } = first;
-    await stores.checkpointer.forRun(second, null).put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {});
-    const settle = (fence: RunFence) => stores.runs.finish({ fence, status: 'success', threadStatus: 'idle', retentionSeconds: 60 });
+    await onRedis.stores.checkpointer.forRun(second, null).put(rootConfig(threadId), checkpoint(), { source: 'loop', step: 0, parents: {} }, {});
+    const settle = (fence: RunFence) => onRedis.stores.runs.finish({ fence, status: 'success', threadStatus: 'idle', retentionSeconds: 60 });
 
-    await refused(stores.checkpointer.rollBack(first, null), isFenceRefusal);
-    expect(await stores.checkpointer.latestId(threadId)).not.toBeNull();
+    await refused(onRedis.stores.checkpointer.rollBack(first, null), isFenceRefusal);
+    expect(await onRedis.stores.checkpointer.latestId(threadId)).not.toBeNull();
     await refused(settle(first), isFenceRefusal);
-    expect((await stores.runs.require(threadId, runId)).status).toBe('running');
-    expect(await redis.exists(keys.runStream(threadId, runId))).toBe(0);
+    expect((await onRedis.stores.runs.require(threadId, runId)).status).toBe('running');
+    expect(await onRedis.redis.exists(keys.runStream(threadId, runId))).toBe(0);
 
     await settle(second);
     await settle(second);
-    const events = (await stores.streams.readAfter(threadId, runId, '0')).map((e) => e.event);
+    const events = (await onRedis.stores.streams.readAfter(threadId, runId, '0')).map((e) => e.event);
     expect(events).toEqual(['end']);
-    expect((await stores.runs.require(threadId, runId)).status).toBe('success');
-    expect((await stores.threads.get(threadId))?.status).toBe('idle');
+    expect((await onRedis.stores.runs.require(threadId, runId)).status).toBe('success');
+    expect((await onRedis.stores.threads.get(threadId))?.status).toBe('idle');
   });
 
   it('a rollback after the run is stopped sees the checkpoint the graph still had in flight', async () => {
@@ -211,7 +203,7 @@ describe('fenced run writes', () => {
     // executor awaits fence() before rolling back, so that checkpoint is rolled back too.
     const [fence] = (await claimedRun(1)) as [RunFence];
     const { threadId } = fence;
-    const real = stores.checkpointer.forRun(fence, null);
+    const real = onRedis.stores.checkpointer.forRun(fence, null);
     let release!: () => void;
     let entered!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -234,17 +226,17 @@ describe('fenced run writes', () => {
     release();
     await fencing;
     await landing;
-    expect(await stores.checkpointer.latestId(threadId)).not.toBeNull();
-    await stores.checkpointer.rollBack(fence, null);
-    expect(await stores.checkpointer.latestId(threadId)).toBeNull();
+    expect(await onRedis.stores.checkpointer.latestId(threadId)).not.toBeNull();
+    await onRedis.stores.checkpointer.rollBack(fence, null);
+    expect(await onRedis.stores.checkpointer.latestId(threadId)).toBeNull();
   });
 
   it('counts a hand-back apart: the next claim is a new attempt, not one more failure', async () => {
     const [first] = (await claimedRun(1)) as [RunFence];
-    await stores.runs.handBack(first);
-    const claim = await stores.runs.start(first.threadId, first.runId, 1);
+    await onRedis.stores.runs.handBack(first);
+    const claim = await onRedis.stores.runs.start(first.threadId, first.runId, 1);
     expect(claim).toMatchObject({ kind: 'started', attempt: 2 });
-    await refused(stores.runs.handBack(first), isFenceRefusal);
-    expect(await stores.runs.start(first.threadId, first.runId, 1)).toEqual({ kind: 'exhausted', attempt: 3, failed: 1 });
+    await refused(onRedis.stores.runs.handBack(first), isFenceRefusal);
+    expect(await onRedis.stores.runs.start(first.threadId, first.runId, 1)).toEqual({ kind: 'exhausted', attempt: 3, failed: 1 });
   });
 });
