@@ -40,7 +40,7 @@ function stageOf(event: string, data: string): FirstTokenStage | null {
   return null;
 }
 
-async function timedRun(apiUrl: string, signal: AbortSignal): Promise<Stamps> {
+async function stampedRun(apiUrl: string, signal: AbortSignal): Promise<Stamps> {
   const thread = await fetch(`${apiUrl}/threads`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal });
   const { thread_id: threadId } = (await thread.json()) as { thread_id: string };
   const stamps: Stamps = { sent: Date.now(), location: '' };
@@ -91,7 +91,7 @@ export async function measureFirstToken(server: BenchServer, concurrency: number
     while (started < runs && !abort.signal.aborted) {
       started++;
       try {
-        done.push(await timedRun(server.apiUrl, abort.signal));
+        done.push(await stampedRun(server.apiUrl, abort.signal));
       } catch {
         errors++;
       }
