@@ -52,8 +52,8 @@ export interface ThreadStore {
   require(threadId: string): Promise<Thread>;
   /** The thread's metadata alone (null: no thread), without reading and parsing its values. */
   metadataOf(threadId: string): Promise<Thread['metadata'] | null>;
-  /** Merges `metadata` into the thread's; `current`: the thread as the caller has just read it, not read again. */
-  patchMetadata(threadId: string, metadata: Record<string, unknown>, current?: Thread): Promise<Thread>;
+  /** Merges `metadata` into the thread's. */
+  patchMetadata(threadId: string, metadata: Record<string, unknown>): Promise<Thread>;
   setValues(threadId: string, values: Record<string, unknown>, interrupts?: Record<string, unknown>): Promise<void>;
   setStatus(threadId: string, status: ThreadStatus): Promise<void>;
   /** Re-scores the thread in the index after its record changed. */
@@ -148,8 +148,8 @@ export function createThreadStore(redis: RedisClient, scripts: Record<string, Sc
       await releaseOwnerScript([keys.thread(threadId), keys.threadOwner(threadId)], []);
     },
 
-    async patchMetadata(threadId, metadata, current) {
-      const thread = current ?? (await require(threadId));
+    async patchMetadata(threadId, metadata) {
+      const thread = await require(threadId);
       const merged = { ...thread.metadata, ...metadata };
       const now = nowIso();
       const [, owner] = await Promise.all([redis.hset(keys.thread(threadId), 'metadata', JSON.stringify(merged), 'updated_at', now), ownerOf(threadId)]);
